@@ -66,3 +66,13 @@ def test_a_rented_fine_tune_takes_the_count_with_the_fewest_gpu_hours() -> None:
     assert number(r"that is \$([\d.]+) at RunPod", head) == pytest.approx(gpu_hours * 2.69, rel=0.02)
     one = answer("how much would it cost to finetune llama 3.1 8b full params on 100M tokens on one H100")
     assert "1× NVIDIA H100" in one.split("\n\n")[0] or "1× NVIDIA H100" in one  # a count said is kept
+
+
+def test_an_hour_of_rent_asked_for_several_cards_is_their_hour() -> None:
+    """"How much per hour to rent enough GPUs …": the configuration's hour (count × the rate), the rate beside it;
+    it had said one card's price per GPU-hour."""
+    head = answer("how much per hour to rent enough GPUs to serve llama 3.1 405B in FP8 for 20 users?").split("\n\n")[0]
+    n = number(r"Renting (\d+)× ", head)
+    total = number(r"costs \$([\d.]+)–", head)
+    each = number(r"\(\$([\d.]+)–", head)
+    assert n > 1 and total == pytest.approx(n * each, rel=0.001), head

@@ -1043,6 +1043,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.how.stated": "used {words}",
     "rent.how.always": "running around the clock",
     "rent.how.share": "{pct} of the time",
+    "rent.hourly_total": "**Renting {what} costs {lo}–{hi} an hour** ({each_lo}–{each_hi} per GPU-hour, {n} dated quotes). ",
+    "rent.hourly_total_one": "**Renting {what} costs {lo} an hour** ({each_lo} per GPU-hour, a dated quote). ",
     "rent.hourly": "**Renting a {gpu} costs {lo}–{hi} per GPU-hour** ({n} dated quotes). ",
     "rent.hourly_one": "**Renting a {gpu} costs {lo} per GPU-hour** (a dated quote). ",
     "rent.month": "**Renting**: {what} {how} is {h} a month; rented, that is {quotes} a month.",

@@ -1039,6 +1039,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.how.stated": "按{words}计，",
     "rent.how.always": "全天候运行",
     "rent.how.share": " {pct} 的时间在用",
+    "rent.hourly_total": "**租用 {what} 每小时 {lo}–{hi}**（每 GPU 小时 {each_lo}–{each_hi}，{n} 家带日期报价）。",
+    "rent.hourly_total_one": "**租用 {what} 每小时 {lo}**（每 GPU 小时 {each_lo}，带日期报价）。",
     "rent.hourly": "**{gpu} 租用每 GPU 小时 {lo}–{hi}**（{n} 家带日期报价）。",
     "rent.hourly_one": "**{gpu} 租用每 GPU 小时 {lo}**（带日期报价）。",
     "rent.month": "**租用**：{what} {how}每月 {h}，每月租金：{quotes}。",

@@ -150,8 +150,14 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         low, high = min(q[1] for q in quotes), max(q[1] for q in quotes)
         lo = book.money(f"lowest price per GPU-hour of {gpu.name}", low, quotes[0][2], SRC_CLOUD)
         hi = book.money(f"highest price per GPU-hour of {gpu.name}", high, quotes[0][2], SRC_CLOUD)
-        text = t("rent.hourly" if high > low else "rent.hourly_one", lang, gpu=gpu.name, lo=lo, hi=hi,
-                 n=len(quotes)) + text
+        if count > 1:  # "how much per hour to rent enough GPUs": the configuration's hour, its count × the rate
+            tlo = book.money(f"lowest price an hour of {what}", low * count, quotes[0][2], SRC_CLOUD + " × count")
+            thi = book.money(f"highest price an hour of {what}", high * count, quotes[0][2], SRC_CLOUD + " × count")
+            text = t("rent.hourly_total" if high > low else "rent.hourly_total_one", lang, what=what, lo=tlo, hi=thi,
+                     each_lo=lo, each_hi=hi, n=len(quotes)) + text
+        else:
+            text = t("rent.hourly" if high > low else "rent.hourly_one", lang, gpu=gpu.name, lo=lo, hi=hi,
+                     n=len(quotes)) + text
     if not training and own_hours and not use.stated:  # a training job rented for a stated period: what the run takes
         job = book.num(f"GPU-hours of the job on {what}", float(own_hours), "GPU-hours", SRC_HOURS,
                        1 if float(own_hours) < 100 else 0, suffix=t("rent.gpu_hours", lang))
