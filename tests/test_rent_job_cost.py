@@ -5,6 +5,8 @@ the configuration sized for one user, and a card named without a count ran the w
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.answer_text import answer, number
@@ -76,3 +78,13 @@ def test_an_hour_of_rent_asked_for_several_cards_is_their_hour() -> None:
     total = number(r"costs \$([\d.]+)–", head)
     each = number(r"\(\$([\d.]+)–", head)
     assert n > 1 and total == pytest.approx(n * each, rel=0.001), head
+
+
+def test_dollars_a_month_asked_gives_the_month() -> None:
+    head = answer("cheapest way to serve qwen3-32b at 100 req/s? give me $/month").split("\n\n")[0]
+    assert re.search(r"\$[\d,]+ a month", head), head
+
+
+def test_power_a_month_is_not_rent() -> None:
+    head = answer("electricity cost per month for a 8x H100 server running 24/7").split("\n\n")[0]
+    assert "Electricity" in head or "electricity" in head, head

@@ -132,7 +132,7 @@ _MARKET_WORDS = words(zh=r"还能买|买得到|能买到|有货|缺货|在售|�
 _RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小时|算力租|云 gpu|云gpu",
               en=r"rent(?:ing|al|ed)?|lease|per hour|hourly|cloud|on[\s-]demand|spot|runpod|lambda|vast\.ai|aws|gcp|"
                  r"azure|coreweave")
-_MONTHLY = words(zh=r"每月|每个月|一个月|月成本|月费用|每月成本", en=r"monthly|per month|a month|each month|every month")
+_MONTHLY = words(zh=r"每月|每个月|一个月|月成本|月费用|每月成本", en=r"monthly|per month|a month|each month|every month|/\s*mo(?:nth)?(?![a-z])")
 _POWER = words(zh=r"电费|电力|功耗|耗电", en=r"electricity|power bill|power cost|energy")
 _TAG_QUESTION = re.compile(r"(?:right|correct|true|isn'?t it|is that so|am i right)\s*[?？]|对吧|对吗|是吗|没错吧|是真的吗|对不对|"
                            r"真的[^，。；？?]{0,40}吗|(?:is it|does it|do they|is that) really|really only|really just|"
@@ -153,6 +153,8 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
     rent = bool(_RENT.search(s)) or slots.buy_or_rent == "rent"
     # "monthly cost of running 405B on H100s", "每个月要花多少": a running cost a month is the rental against owning
     rent = rent or (intent == "how_much" and bool(_MONTHLY.search(s)) and not _POWER.search(s))
+    # "cheapest way to serve … give me $/month": the month's cost of the configuration chosen
+    rent = rent or (intent == "which" and bool(re.search(r"[$¥]\s*/\s*mo|per\s+month\s+cost|每月(?:多少钱|成本|费用)", s)))
     per_token = bool(TOKEN_COST.search(s)) and not _BUY.search(s)  # "租 4090 每百万 token 成本": the token's cost
     # "$40k a month to rent H100s: how many users?": what it buys; a batch job rented by the hour: the job's own cost
     spend = ((slots.budget_monthly or slots.rent_cap_hour) and not _BUY.search(s)) or (
