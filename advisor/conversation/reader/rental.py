@@ -10,7 +10,8 @@ not a usage ("8 hours a day"). Currency from the text: $, USD, dollars, 美元 �
 人民币, ¥ → CNY (¥ is read as yuan: the advisor prices in CNY and USD only); a bare "2.5/hr" takes the message's
 language (en: USD, zh: CNY) and says it was assumed.
 
-Per GPU or per instance: "per GPU", "each", "每卡", "每张" make it per GPU; an instance word ("instance", "node",
+Per GPU or per instance: "per GPU", "each", "每卡", "每张", or a GPU in the hour mark itself ("/gpu/hr", "per
+GPU-hour", "/GPU-h", "每卡每小时", even beside "8x H200 server") make it per GPU; an instance word ("instance", "node",
 "server", "machine", "整机", "一台", "服务器") or "for 8 GPUs" after the amount make it the price of the whole
 instance, divided by the GPU count said beside it ("8-GPU", "8 卡", "for 8 H100s"); an instance with no count said
 keeps the instance price and `gpus` None (the answer assumes the cards it sizes and says so). Otherwise per GPU.
@@ -132,6 +133,8 @@ _PER_TOKEN = re.compile(r"^\s*(?:per|/|每|a|for)\s*(?:1\s*)?(?:m|mn|million|k|t
 _CLAUSE = re.compile(r"[,;!?，。；！？\n]|(?<![\d])\.(?!\d)")
 _PER_GPU = re.compile(r"(?<![a-z])(?:per\s+(?:gpu|card)|each|per\s+[a-z]{0,6}\d{2,4}[a-z]*(?!\s*(?:instance|node|server))|"
                       r"apiece)(?![a-z])|每卡|每张|/卡|单卡|一张")
+# a GPU in the hour mark ("/gpu/hr", "per GPU-hour", "/GPU-h", "per H100 per hour", "每卡每小时", "元/卡时")
+_GPU_HOUR = re.compile(r"gpu|card|卡|张|(?<![a-z])[a-z]{0,6}\d{2,4}")
 _INSTANCE = re.compile(r"(?<![a-z])(?:instances?|nodes?|servers?|machines?|boxe?s?|vms?|p5(?:\.48xlarge)?|p4de?|"
                        r"nd\s*h100\s*v5|nd96\S*)(?![a-z])|整机|一台|每台|服务器|节点|实例|机器")
 _INSTANCE_GPUS = re.compile(r"(?P<n>\d+)\s*(?:-|x|×)?\s*(?:gpus?|cards?|卡|张)(?![a-z])|(?P<n2>\d+)\s*x\s*[a-z]")
@@ -248,7 +251,9 @@ def read_rate(s: str, lang: str, full: str | None = None) -> tuple[RentRate | No
     near_before, near_after = _clause(full, m.start(), m.end(), 48, 64)
     near = near_before + " " + near_after
     for_gpus = _FOR_GPUS.match(near_after)
-    per_gpu = bool(_PER_GPU.search(near)) and not for_gpus
+    mark = (after[:hour.end()] if hour else "") + " " + (b.group(0) if (b := _BEFORE.search(before)) else "")
+    # "/gpu/hr", "per GPU-hour", "每卡每小时": the hour mark itself is per GPU, whatever instance is named nearby
+    per_gpu = (bool(_PER_GPU.search(near)) or bool(_GPU_HOUR.search(mark))) and not for_gpus
     instance = not per_gpu and (bool(_INSTANCE.search(near)) or for_gpus is not None)
     if instance:
         counted = for_gpus or _INSTANCE_GPUS.search(near)

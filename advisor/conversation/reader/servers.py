@@ -1,4 +1,4 @@
-"""Counts said in servers: "2 nodes of 8x H100", "4 servers with 8 A100 each", "four 8-GPU H100 servers",
+"""Counts said in servers: "2 nodes of 8x H100", "4 servers with 8 A100 each", "four 8-GPU H100 servers", "2x 8xB200 nodes",
 "2 DGX B200", "两台 8 卡 H800", "2 台 H200 服务器，每台 8 卡", "2机16卡 A800".
 
 The GPU count is nodes × GPUs per node. A server count without a per-server count takes `DEFAULT_PER_SERVER`
@@ -30,9 +30,9 @@ _BEFORE = [
                rf"(?:{_GPU_WORD}\s*(?:of\s*)?)?$"),
     # "2x 8-gpu nodes of ", "two 8-gpu "(… "servers" after the name)
     re.compile(rf"{_N}\s*(?:x|×|\*)?\s*{_M}\s*-?\s*(?:gpus?|cards?|way)\s*(?P<srv>{_SERVER}\s*(?:of|with)?\s*)?$"),
-    # "two 8x "(… "H100 servers"), "2 8x ", "two 8xH100 nodes": servers of 8 cards each, only with a server word after
-    # the name (without it "two 8x H100" is no server count)
-    re.compile(rf"{_N}\s+{_M}\s*(?:x|×|\*)\s*(?P<srv>)$"),
+    # "two 8x "(… "H100 servers"), "2 8x ", "two 8xH100 nodes", "2x 8xB200 nodes", "2 x 8xH100 servers": servers of
+    # 8 cards each, only with a server word after the name (without it "two 8x H100" is no server count)
+    re.compile(rf"{_N}\s*(?:(?:x|×|\*)\s*|\s+){_M}\s*(?:x|×|\*)\s*(?P<srv>)$"),
     # "2 dgx ", "4 hgx "
     re.compile(rf"{_N}\s*(?:x|×|\*|台|套|个)?\s*(?P<dgx>dgx|hgx)\s*$"),
     # "两台 8 卡 ", "2台8卡的", "2 个节点 8 卡 "
