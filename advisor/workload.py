@@ -180,6 +180,19 @@ class StatedRent(Frozen):
     gpu: str | None = None
 
 
+class StatedElectricity(Frozen):
+    """An electricity price the person states ("$0.12/kWh", "电价 0.8 元/度"): per kWh at the meter, in `currency`.
+    It replaces economics.yaml's dated price in every power cost, TCO, rent-or-buy comparison and cost per token
+    (advisor.estimator.cost.estimate_tco, converted at the dated exchange rate when the answer is in the other
+    currency). `said_in`: a currency the catalog does not price in ("EUR" for "€0.20/kWh"), whose amount is taken as
+    `currency` with no exchange rate (the answer says so)."""
+
+    per_kwh: Annotated[float, Meta(gt=0, le=20, description="electricity price per kWh, in currency"), FINITE]
+    currency: Annotated[Currency, Meta(description="currency of the electricity price")] = "USD"
+    said_in: Annotated[str, Meta(description="the currency it was said in when not USD or CNY (no exchange rate "
+                                             "applied)")] | None = None
+
+
 class Constraints(Frozen):
     """Limits on the hardware that may be recommended."""
 
@@ -209,6 +222,8 @@ class Constraints(Frozen):
     mfu: Annotated[float, Meta(gt=0, le=1, description="a training MFU the user states (0–1); None: the calibrated one"), FINITE] | None = None
     condition: Annotated[Literal["new", "used"], Meta(description="price cards new (a company purchase) or used (second-hand)")] = "new"
     rent: StatedRent | None = None  # a rental price the person states: it prices the rent comparison of its card
+    electricity: Annotated[StatedElectricity, Meta(description="an electricity price the person states; unset: the "
+                                                   "economics data's dated price")] | None = None
 
 
 def field_bounds(model: type[msgspec.Struct], name: str) -> tuple[float | None, float | None, bool, bool]:

@@ -6,7 +6,8 @@ knowledge/data/economics.yaml; every price carries its date and source.
     purchase        = count × GPU price + ⌈count / tier.max_gpus⌉ × tier price     (rest of the server, guide tiers)
     IT power (kW)   = (count × TDP + servers × platform W) × utilisation / 1000
     energy / year   = IT power × 8760 h × PUE                                       (kWh at the meter)
-    power / year    = energy × electricity price
+    power / year    = energy × electricity price                                   (the user's, at the dated exchange
+                                                                                     rate; else economics.yaml's)
     operations/year = operations fraction × purchase
     depreciation    = purchase / depreciation years (straight line); residual = purchase × max(0, 1 − years/dep)
     TCO(N years)    = purchase + N × (power + operations)
@@ -156,10 +157,13 @@ def gpu_unit_price(gpu: GpuSpec, currency: str, econ: Economics, condition: str 
 
 
 def check_tco_inputs(count: int, years: float, utilization: float, electricity: float | None, currency: str,
-                     gpu_price: float | None, cloud_usd: float | None, pue: float | None) -> None:
-    """Raise InputError naming the first TCO input out of its accepted range."""
-    if currency not in CURRENCIES:
-        raise InputError(f"unknown currency '{currency}'", field="currency", accepted="CNY, USD")
+                     gpu_price: float | None, cloud_usd: float | None, pue: float | None,
+                     electricity_currency: str | None = None) -> None:
+    """Raise InputError naming the first TCO input out of its accepted range (the electricity price against the
+    limit of the currency it is given in: `electricity_currency`, else `currency`)."""
+    for cur in (currency, electricity_currency or currency):
+        if cur not in CURRENCIES:
+            raise InputError(f"unknown currency '{cur}'", field="currency", accepted="CNY, USD")
     if not 1 <= count <= 100_000:
         raise InputError(f"GPU count must be between 1 and 100000, got {count}", field="count")
     if not MIN_YEARS <= years <= 20:
@@ -169,12 +173,13 @@ def check_tco_inputs(count: int, years: float, utilization: float, electricity: 
         raise InputError(f"utilization must be a fraction from {MIN_UTILIZATION:g} to 1, got {utilization:g}",
                          field="utilization", accepted=f"{MIN_UTILIZATION:g} … 1 (e.g. 0.6 for 60%)")
     if electricity is not None:
+        ecur = electricity_currency or currency
         if electricity < 0:
-            raise InputError.from_key("errors.electricity", field="electricity", accepted=f"≥ 0 {currency} per kWh",
+            raise InputError.from_key("errors.electricity", field="electricity", accepted=f"≥ 0 {ecur} per kWh",
                                       price=electricity)
-        if electricity > MAX_ELECTRICITY[currency]:
-            raise InputError(f"electricity price {electricity:g} {currency}/kWh is implausible", field="electricity",
-                             accepted=f"0 … {MAX_ELECTRICITY[currency]:g} {currency} per kWh")
+        if electricity > MAX_ELECTRICITY[ecur]:
+            raise InputError(f"electricity price {electricity:g} {ecur}/kWh is implausible", field="electricity",
+                             accepted=f"0 … {MAX_ELECTRICITY[ecur]:g} {ecur} per kWh")
     if gpu_price is not None and gpu_price <= 0:
         raise InputError(f"GPU price must be positive, got {gpu_price:g}", field="gpu_price", accepted="> 0")
     if cloud_usd is not None and cloud_usd <= 0:
@@ -237,9 +242,9 @@ class _Renting(Value):
 
 def _check_tco_request(count: int, years: float, utilization: float, electricity: float | None, currency: str,
                        gpu_price: float | None, cloud_usd: float | None, pue: float | None, region: str,
-                       tokens_per_s: float | None) -> None:
+                       tokens_per_s: float | None, electricity_currency: str | None) -> None:
     """Raise InputError naming the first input of `estimate_tco` out of its accepted range."""
-    check_tco_inputs(count, years, utilization, electricity, currency, gpu_price, cloud_usd, pue)
+    check_tco_inputs(count, years, utilization, electricity, currency, gpu_price, cloud_usd, pue, electricity_currency)
     if region not in REGIONS:
         raise InputError.from_key("errors.region", field="region", accepted="cn, global", region=region)
     if tokens_per_s is not None and tokens_per_s <= 0:
@@ -265,9 +270,14 @@ def _purchase(gpu: GpuSpec, count: int, econ: Economics, currency: str, gpu_pric
     return bought, prices
 
 
+STATED = "user input"  # the source of a price the user gave (an electricity price's DatedValue has no date)
+
+
 def _running(econ: Economics, currency: str, electricity: float | None, pue: float | None,
-             operations_fraction: float | None) -> tuple[_Running, list[DatedValue]]:
-    """The user's electricity price, PUE and operations fraction, else economics.yaml's (dated)."""
+             operations_fraction: float | None, electricity_currency: str | None = None
+             ) -> tuple[_Running, list[DatedValue]]:
+    """The user's electricity price (in `electricity_currency`, converted to `currency` at the dated exchange rate;
+    recorded as said), PUE and operations fraction, else economics.yaml's (dated)."""
     prices: list[DatedValue] = []
     if electricity is None:
         e = econ.electricity_price[currency]  # type: ignore[index]
@@ -275,7 +285,9 @@ def _running(econ: Economics, currency: str, electricity: float | None, pue: flo
         prices.append(DatedValue(name="electricity", value=e.value, unit=f"{currency}/kWh", as_of=e.as_of,
                                  source=",".join(e.source)))
     else:
-        prices.append(DatedValue(name="electricity", value=electricity, unit=f"{currency}/kWh", source="user input"))
+        said = electricity_currency or currency
+        prices.append(DatedValue(name="electricity", value=electricity, unit=f"{said}/kWh", source=STATED))
+        electricity = econ.to_currency(electricity, said, currency)
     if pue is None:
         pue = econ.pue.value
         prices.append(DatedValue(name="PUE", value=pue, unit="ratio", as_of=econ.pue.as_of,
@@ -391,17 +403,21 @@ def estimate_tco(gpu: GpuSpec, count: int, econ: Economics, *, years: float | No
                  electricity: float | None = None, utilization: float = 1.0, pue: float | None = None,
                  gpu_price: float | None = None, cloud_usd_per_hour: float | None = None,
                  tokens_per_s: float | None = None, operations_fraction: float | None = None,
-                 region: str = "global", condition: str = "new", cloud_quote: CloudQuote | None = None) -> TcoEstimate:
+                 region: str = "global", condition: str = "new", cloud_quote: CloudQuote | None = None,
+                 electricity_currency: str | None = None) -> TcoEstimate:
     """Owning `count` × `gpu` for `years` at `utilization` against renting the same GPU-hours; see the module
     docstring for every formula. `tokens_per_s` (the whole configuration at full load) adds cost per 1M tokens.
     `region` ("cn" or "global") picks the cloud quote: a mainland-China provider's, in CNY as listed, for "cn";
-    `cloud_quote`, a price the person states (origin "user"), replaces the catalog's."""
+    `cloud_quote`, a price the person states (origin "user"), replaces the catalog's. `electricity`, a price per kWh
+    the person states (in `electricity_currency`, default `currency`: "0.8 元/度" for a cost in USD is converted at the
+    dated exchange rate), replaces economics.yaml's dated price in the power, the TCO, the break-even and the cost
+    per token; its input is recorded as said ("electricity", source "user input")."""
     years = float(years if years is not None else econ.default_years.value)
     _check_tco_request(count, years, utilization, electricity, currency, gpu_price, cloud_usd_per_hour, pue, region,
-                       tokens_per_s)
+                       tokens_per_s, electricity_currency)
     rate = econ.exchange_rate_cny_per_usd
     bought, bought_prices = _purchase(gpu, count, econ, currency, gpu_price, condition)
-    run, run_prices = _running(econ, currency, electricity, pue, operations_fraction)
+    run, run_prices = _running(econ, currency, electricity, pue, operations_fraction, electricity_currency)
     yearly = _yearly(gpu, count, bought, run, econ, years, utilization)
     rent, rent_prices = _renting(gpu, count, econ, currency, cloud_usd_per_hour, region, years, bought.total, yearly,
                                  cloud_quote)

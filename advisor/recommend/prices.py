@@ -61,7 +61,8 @@ def stated_quote(c: Constraints, gpu: GpuSpec) -> CloudQuote | None:
 
 
 def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> OptionTco | None:
-    """Money for the job (advisor.estimator.cost.estimate_tco), three cases:
+    """Money for the job (advisor.estimator.cost.estimate_tco, power at the stated electricity price when one was
+    said: Constraints.electricity), three cases:
 
     * owned cards: running cost only (power and operations over the years; nothing is bought, no rent compared);
     * training: purchase and running cost against renting the job's own GPU-hours (count × wall-clock), not
@@ -74,10 +75,13 @@ def option_tco(search: Search, gpu: GpuSpec, opt: Option) -> OptionTco | None:
     c = search.constraints
     tps = (opt.throughput.decode_tokens_per_s_total if opt.throughput else None) or (
         opt.training.tokens_per_s if opt.training else None)
+    power = c.electricity  # the person's own tariff, else economics.yaml's dated price
     try:
         t = estimate_tco(gpu, opt.count, load_economics(), currency=c.currency, years=c.tco_years,
                          tokens_per_s=tps or None, region=c.region, condition=c.condition,
-                         gpu_price=None if opt.price is not None else 1.0, cloud_quote=stated_quote(c, gpu))
+                         gpu_price=None if opt.price is not None else 1.0, cloud_quote=stated_quote(c, gpu),
+                         electricity=power.per_kwh if power else None,
+                         electricity_currency=power.currency if power else None)
     except InputError:
         return None
     out = OptionTco.of(t, "owned" if owned else "training_job" if opt.training else "serving_horizon")

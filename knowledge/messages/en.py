@@ -31,6 +31,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "quote.budget": "budget {money}",
     "quote.region": "region: {region}",
     "quote.used_accepted": "used cards accepted",
+    "quote.electricity": "electricity at your {price}",
+    "quote.user_input": "your own figure",
     "quote.owned_gpus": "{names} (already owned)",
     "quote.compared_gpus": "GPUs compared: {names}",
     "quote.per_card": "{gpu}, per card",
@@ -408,6 +410,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "cost.purchase": "- purchase: {total}{parts}",
     "cost.purchase_parts": " (GPUs {gpus} + rest of the servers {rest})",
     "cost.power": "- power: {power}/year ({energy}/year)",
+    "cost.power_stated": "- power: {power}/year ({energy}/year, at your {price})",
     "cost.low_reliability": " (the card price comes from a low-reliability source)",
     "cost.other_years": "- (you asked for {asked} years; this is over {years}, the recommender's horizon)",
     "cost.break_even": "- buy or rent: buying is cheaper when the GPUs are busy more than {utilisation} of the time; below that, rent.",
@@ -420,6 +423,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "cost.rent_overseas_only": "; the catalog has no mainland-China cloud quote for this card, so this is an overseas provider's rate, for reference only",
     "cost.no_cloud_price": "- renting the same GPU-hours: the catalog has no on-demand cloud price for the {gpu}, so buy or rent cannot be compared",
     "cost.dated_input": "{name} {value} ({when})",
+    "cost.stated_input": "{name} {value} (yours)",
     "cost.dated_inputs": "- dated inputs: {inputs}",
     # --- what changed since the last answer, what would make it work (advisor/conversation/render/changes.py) -----
     "changes.none": "none (whole catalog)",
@@ -562,6 +566,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.job_rate": "{n} requests within {hours} is {qps}, read as {conc} concurrent requests (Little's law with each request's output tokens at the default per-token pace)",
     "assumption.volume_rate": "{day} a day is {rate} on average, read as {conc} concurrent requests at the default per-token pace; configurations are kept only where they sustain that rate",
     "assumption.other_currency": "the budget was not said in US dollars or yuan, the currencies the catalog prices in: it is taken as {amount}, with no exchange rate applied; say it in USD or CNY for an exact comparison",
+    "assumption.electricity_stated": "power is priced at your {price} per kWh, not the catalog's dated electricity price",
+    "assumption.electricity_other_currency": "the electricity price was not said in US dollars or yuan, the currencies the catalog prices in: it is taken as {price} per kWh, with no exchange rate applied; say it in USD or CNY for an exact cost",
     "assumption.job_rate_default": "no deadline given: the hardware is sized to run the {n} requests within {hours} (a default; say yours), {qps}, read as {conc} concurrent requests (Little's law with each request's output tokens at the default per-token pace)",
     "assumption.qps": "{qps} read as {conc} concurrent requests (Little's law with {w} per request: its output tokens at the per-token target)",
     "assumption.samples": "{samples} samples with no length given: each taken as a full sequence of {ctx}, × {epochs} epoch(s): an upper bound on the training tokens (say the average tokens per sample to size it exactly)",
@@ -977,6 +983,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "market.servers": "{servers} servers with {n}× {gpu} in all ({per_server} per server) are about {total}: {gpus} for the cards ({per} each, {kind}, as of {date}) plus {rest} for the rest of the {servers} servers.",
     "market.server_power": "**Electricity is about {power} a year** (the server at full load, with PUE: {kwh}; the dated price is below).",
     "market.server_power_month": "**Electricity is about {power} a month** (the server at full load, with PUE: {kwh}; the dated price is below).",
+    "market.server_power_stated": "**Electricity is about {power} a year** (the server at full load, with PUE: {kwh}) at your {price}.",
+    "market.server_power_month_stated": "**Electricity is about {power} a month** (the server at full load, with PUE: {kwh}) at your {price}.",
     "market.fabric_unpriced": "The network between the servers (InfiniBand or RoCE switches, cables, transceivers) is not in this price: the catalog has no dated price for it; each server's own network cards are included.",
     "market.cost_compare": "**{what} costs less over {years} years**: {items}.",
     "market.cost_item": "{what}: total cost of ownership {tco} ({buy} to buy, card price as of {date})",
@@ -1345,6 +1353,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "range.label.prompt_tokens": "prompt length",
     "range.label.output_tokens": "output length",
     "range.label.budget": "budget",
+    "range.label.electricity": "electricity price",
     # --- two values for one slot: which one (advisor/conversation/reader/turn.py) ----------------------------------------
     "ambiguity.question": "You wrote both {a} and {b} for the {what}: which one should I size for? (Ask for each in turn "
         "to get both.)",
@@ -1354,8 +1363,12 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     # --- the verdict of a rent-or-buy question (advisor/conversation/dialog/rent.py) -------------------------------------
     "rent.verdict.job": "**Renting is cheaper** for this job: about {r} rented at {provider} against {p} to buy {what}; "
         "buying pays off only after about {n} of the same size.",
-    "rent.verdict.dated": "(Rent at {provider}'s {unit} per GPU-hour as of {date}; card prices as of {card}.)",
-    "rent.verdict.dated_rent": "(Rent at {provider}'s {unit} per GPU-hour as of {date}.)",
+    "rent.verdict.dated": "(Rent at {provider}'s {unit} per GPU-hour as of {date}{tier}; card prices as of {card}.)",
+    "rent.verdict.dated_rent": "(Rent at {provider}'s {unit} per GPU-hour as of {date}{tier}.)",
+    "rent.verdict.tier.spot": ", a spot price: spot capacity may be interrupted",
+    "rent.verdict.tier.serverless": ", a serverless price, billed for bursts rather than round-the-clock use",
+    "rent.verdict.tier.reserved": ", a reserved price that needs a commitment",
+    "rent.verdict.no_on_demand": "; the catalog has no on-demand quote for the {gpu}",
     "rent.verdict.runs": "runs",
     "rent.verdict.horizon": {"one": "month", "other": "months"},
     "rent.verdict.assumed": " (the default; tell me how long you need it)",
@@ -1369,6 +1382,11 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.verdict.never": "**Renting is cheaper**: {rm} a month at {provider}{used} is less than the {om} a month that owning "
         "{what} costs in power and operations, so buying ({p}) never breaks even.",
     # --- amounts said loosely, said back (advisor/conversation/reader/loose.py, dialog/readback.py) ------------------------
+    # --- the electricity price a cost used, when the person stated it (advisor/conversation/render/power_price.py) -----
+    "power.price.USD": "${v}/kWh",
+    "power.price.CNY": "¥{v}/kWh",
+    "power.taken_as": "{said} {v}/kWh, taken as {price} with no exchange rate applied ({said} is not a currency the catalog prices in; say it in USD or CNY for an exact cost)",
+    "power.priced": " Power is priced at your {price}.",
     "loose.read_as": "“{text}” read as {value}{range}",
     "loose.range": " ({low}–{high})",
     "loose.sep": "; ",

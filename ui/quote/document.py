@@ -22,6 +22,7 @@ import msgspec
 
 from advisor.conversation.render.cost import dated_zh
 from advisor.conversation.render.labels import FORMAT, region_label, slot_label, task_label
+from advisor.estimator.cost import STATED  # the source of a figure the user gave
 from advisor.recommend.prices import PRICE_STALE_DAYS  # older than this at quote time: get a fresh supplier quote
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError
@@ -175,7 +176,11 @@ def _words(job: Mapping[str, Any], limits: Mapping[str, Any], slots: Mapping[str
     for key in ("existing", "candidates"):
         if limits.get(key):
             limits_words.append(_gpus_words(key, limits[key], lang))
-    done = {"budget", "currency", "region", "condition", "existing", "candidates"}
+    power = limits.get("electricity")
+    if isinstance(power, Mapping) and power.get("per_kwh"):  # the person's own tariff (Constraints.electricity)
+        cur = str(power.get("currency") or currency or "USD")
+        limits_words.append(t("quote.electricity", lang, price=t(f"power.price.{cur}", lang, v=f"{float(power['per_kwh']):g}")))
+    done = {"budget", "currency", "region", "condition", "existing", "candidates", "electricity"}
     for key, value in limits.items():
         if key not in done and value not in (None, "", [], {}):
             limits_words.append(f"{slot_label(key, lang)} {_plain_value(value)}")
@@ -238,7 +243,8 @@ def _prices(options: Sequence[Mapping[str, Any]], lang: str) -> list[PriceLine]:
         out.append(PriceLine(item=_input_name(name, lang), amount=float(entry["value"]),
                              currency=_input_unit(str(entry.get("unit") or ""), lang),
                              condition="–", as_of=entry.get("as_of"), reliability=None,
-                             source="; ".join(source_words(s, lang) for s in _source_ids(entry.get("source")))))
+                             source=t("quote.user_input", lang) if entry.get("source") == STATED else
+                             "; ".join(source_words(s, lang) for s in _source_ids(entry.get("source")))))
     return out
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.dialog.money import stated_electricity
 from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.render import compose
@@ -19,10 +20,11 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.cost import dated_en, dated_zh
 from advisor.conversation.render.options_table import china_status
+from advisor.conversation.render.power_price import at_your_price, price_words, stated_power
 from advisor.conversation.render.value import pair_value_lead, value_lead
 from advisor.conversation.turn import Step, Turn
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import HOURS_PER_MONTH, cloud_hour_price, cloud_price, estimate_tco, gpu_unit_price
+from advisor.estimator.cost import HOURS_PER_MONTH, STATED, cloud_hour_price, cloud_price, estimate_tco, gpu_unit_price
 from advisor.recommend.rank import BASEBOARD_SIZES
 from knowledge.errors import AdvisorError
 from knowledge.messages import known as has_message
@@ -32,6 +34,7 @@ from knowledge.messages.catalog_words_zh import LINK_WORDS_ZH
 if TYPE_CHECKING:
     from advisor.conversation.dialog.machine import DialogState
     from advisor.conversation.reader.extract import Claim, Slots
+    from advisor.workload import StatedElectricity
     from knowledge.catalog import Catalog
     from knowledge.schemas import GpuSpec
 
@@ -48,6 +51,7 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
     count = next((m.count for m in mentions if m.count), None) or slots.gpu_count or 1
     region = slots.region or ("cn" if lang == "zh" else "global")
     currency = slots.currency or ("CNY" if region == "cn" or lang == "zh" else "USD")
+    power = stated_electricity(slots.electricity, currency) if slots.electricity else None  # "电价 0.8 元/度"
     deciding = ""  # the Number the lead turns on (benchmarks/bench_first_screen.py)
     if intent == "claim" and len(gpus) == 1 and slots.claim is not None:
         lead, rest = _spec_claim(gpus[0], slots.claim, text, book, lang)
@@ -60,7 +64,8 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
         per_dollar = pair_value_lead(gpus[0], gpus[1], book, lang) \
             if intent == "compare" and _VALUE_COMPARED.search(low) else None
         costs = per_dollar or (_cost_compare(gpus[:2], [m.count or slots.gpu_count or 1 for m in mentions[:2]], currency,
-                                             book, lang, _years_asked(low)) if intent == "compare" and _COST_COMPARED.search(low) else "")
+                                             book, lang, _years_asked(low), power)
+                               if intent == "compare" and _COST_COMPARED.search(low) else "")
         if costs:  # "3 年 TCO 对比：8 卡 H20 和 8 卡 A800", "哪个性价比高": the money first, the specs after
             lead = costs + "\n\n" + lead
             deciding = f"memory per $1,000 of {gpus[0].name}" if per_dollar else \
@@ -72,7 +77,7 @@ def respond(intent: str, text: str, slots: Slots, state: DialogState, lang: str,
     else:
         lead, rest = _market(gpus[0], count, currency, region, book, lang, with_price=intent in ("how_much", "market"),
                              price_first=intent == "how_much", cost_first=_cost_asked(low) if intent == "how_much" else "",
-                             years=_years_asked(low))
+                             years=_years_asked(low), power=power)
         if intent in ("how_much", "market"):  # "what does X cost, and a used Y?": every card named is priced
             lead += "".join(_card_price(g, m.text or g.name, low, currency, book, lang)
                             for g, m in zip(gpus[1:], mentions[1:], strict=True))
@@ -135,7 +140,8 @@ def _cost_asked(low: str) -> str:
 
 
 def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, lang: str, with_price: bool,
-            price_first: bool = False, cost_first: str = "", years: float | None = None) -> tuple[str, str]:
+            price_first: bool = False, cost_first: str = "", years: float | None = None,
+            power: StatedElectricity | None = None) -> tuple[str, str]:
     """China-market status with its date, then (asked or not) the dated card price and the server purchase."""
     zh = lang == "zh"
     ch = gpu.china
@@ -152,7 +158,7 @@ def _market(gpu: GpuSpec, count: int, currency: str, region: str, book: Book, la
     note = t("market.note_quoted", lang, note=ch.note) if zh else ch.note
     rest = [book.text(note, f"china note {gpu.id}", f"{SRC_CATALOG}: {gpu.id} china ({', '.join(ch.source)})")] if ch.note else []
     if with_price:
-        price_line = _server_price(gpu, count, currency, book, lang, first=cost_first, years=years)
+        price_line = _server_price(gpu, count, currency, book, lang, first=cost_first, years=years, power=power)
         if price_line and price_first:  # "what does a server with 8 H20 cost?": the price is the answer
             status_line = lead if zh or region == "cn" else t("market.in_china", lang, status=status, when=when)
             lead = price_line[0] + t("sentence.gap", lang) + status_line.replace("**", "")
@@ -239,13 +245,15 @@ def _kind_label(kind: str, lang: str) -> str:
 
 
 def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str,
-                  first: str = "", years: float | None = None) -> tuple[str, str] | None:
+                  first: str = "", years: float | None = None,
+                  power: StatedElectricity | None = None) -> tuple[str, str] | None:
     """The dated card price and the server purchase, then its TCO; `first` ("tco" or "power") puts the total cost
-    of ownership or the yearly electricity (the server's energy at full load × PUE × the dated price) first."""
+    of ownership or the yearly electricity (the server's energy at full load × PUE × the dated price, or `power`,
+    the price the person stated, said as theirs) first."""
     econ = load_economics()
     try:
         unit, date, kind, source = gpu_unit_price(gpu, currency, econ)
-        c = estimate_tco(gpu, count, econ, currency=currency, years=years).to_contract()
+        c = estimate_tco(gpu, count, econ, currency=currency, years=years, **_tariff(power)).to_contract()
     except AdvisorError:
         return None
     n = book.count(f"GPUs ({gpu.name})", count, "GPUs", "user input")
@@ -269,11 +277,13 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
     if first in ("power", "power_month"):  # "一个月电费多少": the year's figures over 12 months
         div = 12 if first == "power_month" else 1
         span = "month" if div == 12 else "year"
-        power = book.money(f"electricity per {span} of {count}× {gpu.name}", c["power_per_year"]["amount"] / div,
+        bill = book.money(f"electricity per {span} of {count}× {gpu.name}", c["power_per_year"]["amount"] / div,
                            currency, SRC_COST if div == 1 else f"{SRC_COST}: power per year / 12")
         kwh = book.num(f"energy per {span} of {count}× {gpu.name} (with PUE)", c["energy_kwh_per_year"] / div, "kWh",
                        SRC_COST, 0)
-        head = t(f"market.server_power{'_month' if div == 12 else ''}", lang, power=power, kwh=kwh) \
+        yours = stated_power(c.get("prices"))
+        head = t(f"market.server_power{'_month' if div == 12 else ''}{'_stated' if yours else ''}", lang, power=bill,
+                 kwh=kwh, price=price_words(*yours, book, lang, power.said_in if power else None) if yours else "") \
             + t("sentence.gap", lang) + head
     elif first == "tco_year":  # "how much per year to run it, power included": the TCO a year over the horizon
         run = float(c["power_per_year"]["amount"]) + float(c["operations_per_year"]["amount"])
@@ -284,6 +294,9 @@ def _server_price(gpu: GpuSpec, count: int, currency: str, book: Book, lang: str
         more = ""
     elif first == "tco":
         head, more = f"**{more.strip()}**" + t("sentence.gap", lang) + head, ""
+    if first not in ("power", "power_month"):  # the TCO's power at the person's tariff: said as theirs
+        priced = at_your_price(c.get("prices"), book, lang, power.said_in if power else None)
+        head, more = (head + priced, more) if first else (head, more.rstrip() + priced)
     dated = t("clause.sep", lang).join(_dated_input(p, lang) for p in c.get("prices", []))
     return head, (more + "\n\n" if more else "") + book.text(t("market.dated_inputs", lang) + dated, "dated inputs",
                                                               SRC_COST)
@@ -295,7 +308,7 @@ _COST_COMPARED = re.compile(r"tco|总拥有成本|成本|价格|价钱|多少钱
 
 
 def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: Book, lang: str,
-                  years: float | None = None) -> str:
+                  years: float | None = None, power: StatedElectricity | None = None) -> str:
     """"3-year TCO, 8× H20 vs 8× A800": each configuration's server purchase (cards at their dated price + the rest
     of the server) and its TCO over the horizon (advisor.estimator.cost.estimate_tco), the lower first named; "" when
     either cannot be priced (the spec comparison then answers alone)."""
@@ -304,7 +317,7 @@ def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: B
     for gpu, count in zip(gpus, counts, strict=True):
         try:
             _, date, _, _ = gpu_unit_price(gpu, currency, econ)
-            c = estimate_tco(gpu, count, econ, currency=currency, years=years).to_contract()
+            c = estimate_tco(gpu, count, econ, currency=currency, years=years, **_tariff(power)).to_contract()
         except AdvisorError:
             return ""
         rows.append((gpu, count, float(c["tco"]["amount"]), float(c["purchase"]["total"]["amount"]), date,
@@ -318,7 +331,13 @@ def _cost_compare(gpus: list[GpuSpec], counts: list[int], currency: str, book: B
     low = min(rows, key=lambda r: r[2])
     horizon = book.num("TCO years", rows[0][5], "years", SRC_COST, 0, suffix="")
     return t("market.cost_compare", lang, what=f"{low[1]}× {low[0].name}", years=horizon,
-             items=t("clause.sep", lang).join(items))
+             items=t("clause.sep", lang).join(items)) + (t("power.priced", lang, price=price_words(
+                 power.per_kwh, power.currency, book, lang, power.said_in)) if power else "")
+
+
+def _tariff(power: StatedElectricity | None) -> dict[str, Any]:
+    """estimate_tco's electricity arguments for the price the person stated (none: the dated price)."""
+    return {"electricity": power.per_kwh, "electricity_currency": power.currency} if power else {}
 
 
 def budget_cards_turn(gpu: GpuSpec, budget: float, currency: str, region: str, state: DialogState,
@@ -365,9 +384,12 @@ def budget_cards_turn(gpu: GpuSpec, budget: float, currency: str, region: str, s
 
 
 def _dated_input(p: dict[str, object], lang: str) -> str:
-    """One dated cost input ("exchange rate 7.1287 CNY per USD (2025-08-21)"), named in Chinese where asked."""
+    """One dated cost input ("exchange rate 7.1287 CNY per USD (2025-08-21)"), named in Chinese where asked; one the
+    person gave ("electricity 0.8 CNY/kWh (yours)") has no date."""
     name, unit = (dated_zh(str(p["name"]), str(p["unit"])) if lang == "zh" else (dated_en(str(p["name"])), str(p["unit"])))
     value = f"{float(p['value']):,g}" + (f" {unit}" if unit else "")  # type: ignore[arg-type]
+    if p.get("source") == STATED:
+        return t("cost.stated_input", lang, name=name, value=value)
     return t("cost.dated_input", lang, name=name, value=value, when=p["as_of"])
 
 

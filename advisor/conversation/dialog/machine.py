@@ -129,7 +129,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
-                 "peak_share", "daily_each", "rent_cap_hour"):
+                 "peak_share", "daily_each", "rent_cap_hour", "electricity"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)

@@ -1,15 +1,16 @@
 """The money a conversation has stated, as constraints: a purchase budget (for the machine or the cards alone), a
 rental budget a month or a ceiling an hour (its month at 730 h), the currency, buy or rent, the TCO years, new or used,
-and the person's own rental price (advisor.conversation.dialog.machine.build_constraints)."""
+the person's own rental price and electricity price (advisor.conversation.dialog.machine.build_constraints)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from advisor.analysis.result import Assumption
+from advisor.conversation.reader.electricity import ElectricityPrice
 from advisor.conversation.reader.slots import Slots
 from advisor.estimator.cost import HOURS_PER_MONTH
-from advisor.workload import StatedRent
+from advisor.workload import StatedElectricity, StatedRent
 from knowledge.messages import pair
 
 
@@ -46,4 +47,17 @@ def money_constraints(s: Slots, lang: str) -> tuple[dict[str, Any], list[Assumpt
         named = [c.gpu for c in s.candidates]
         kwargs["rent"] = StatedRent(per_gpu_hour=s.rent_rate.amount, currency=s.rent_rate.currency,  # type: ignore[arg-type]
                                     provider=s.rent_rate.provider, gpu=named[0] if len(named) == 1 else None)
+    if s.electricity is not None:  # the person's own tariff prices the power of every cost (estimate_tco)
+        power = kwargs["electricity"] = stated_electricity(s.electricity, kwargs["currency"])
+        notes.append(Assumption(*pair("assumption.electricity_stated" if power.said_in is None else
+                                      "assumption.electricity_other_currency"),
+                                {"price": (power.per_kwh, power.currency, "user input")}))
     return kwargs, notes
+
+
+def stated_electricity(p: ElectricityPrice, currency: str) -> StatedElectricity:
+    """The electricity price `p` as said, for a cost in `currency`: in its own currency when said in dollars or yuan
+    (the cost converts it at the dated exchange rate), else (no currency said, or one the catalog does not price in,
+    "€0.20/kWh") the amount taken in `currency`, with no exchange rate (`said_in` keeps the currency said)."""
+    return StatedElectricity(per_kwh=p.amount, currency=p.currency or currency,  # type: ignore[arg-type]
+                             said_in=p.other)

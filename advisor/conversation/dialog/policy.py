@@ -27,8 +27,12 @@ from advisor.conversation.reader.usage import DAYS_PER_MONTH
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
 from advisor.conversation.render.labels import provider_label
+from advisor.conversation.render.power_price import at_your_price
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import HOURS_PER_MONTH  # 730 h: a serving deployment rents its cards around the clock
+from advisor.estimator.cost import (
+    HOURS_PER_MONTH,  # 730 h: a serving deployment rents its cards around the clock
+    cloud_price,
+)
 from advisor.estimator.kv_cache import kv_cache_bytes
 from knowledge.messages import known as has_message
 from knowledge.messages import t
@@ -180,7 +184,8 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     if rented is not gpu and text:  # a China-market card no cloud lists: rented as the card it is cut down from
         text += t("rent.variant", lang, card=gpu.name, base=rented.name)
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
-    first = quotes[0] if quotes else ("", 0.0, str(buy.get("currency") or ("CNY" if region == "cn" else "USD")), "", "")
+    first = _verdict_quote(quotes, rented, region, asked_at) if quotes else (
+        "", 0.0, str(buy.get("currency") or ("CNY" if region == "cn" else "USD")), "", "")
     price, label = first[1], first[0].rstrip("*")
     unit_price = price
     if stated is not None:  # the person's own price decides rent or buy; the catalog's quotes are the comparison
@@ -202,7 +207,10 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         else:
             unit = book.money(f"{label} price per GPU-hour of {gpu.name}", first[1], first[2], SRC_CLOUD)
             lead += t("sentence.gap", lang) + t("rent.verdict.dated" if card_date else "rent.verdict.dated_rent",
-                                                lang, provider=label, unit=unit, date=first[3], card=card_date)
+                                                lang, provider=label, unit=unit, date=first[3], card=card_date,
+                                                tier=_tier_words(first[4], rented, lang))
+        power = rent.power_of(request or {}, first[2])  # the person's tariff prices owning's power: said so
+        lead += at_your_price((opt.get("tco") or {}).get("prices"), book, lang, power.said_in if power else None)
     rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", [])) \
         and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
     rent_only = rent_only or (hourly and not _WHICH_CHEAPER.search(text_asked))  # "the hourly price of a B200"
@@ -221,6 +229,29 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
 
 
 SRC_STATED = "user input (rental price stated by the user), reader.rental"
+
+
+def _verdict_quote(quotes: list[tuple[str, float, str, str, str]], rented: Any, region: str,
+                   asked_at: str | None) -> tuple[str, float, str, str, str]:
+    """The quote the rent-or-buy verdict rents at: the provider asked about ("on Lambda", listed first), else the one
+    the TCO compares (advisor.estimator.cost.cloud_price: the region's providers, on-demand before reserved, spot
+    and serverless, then the newest), not merely the cheapest (a spot price for a three-year commitment)."""
+    if asked_at is not None and quotes[0][0].rstrip("*").lower().startswith(asked_at.lower()):
+        return quotes[0]
+    q = cloud_price(rented, load_economics(), region=region)
+    same = [x for x in quotes if q is not None and q.date is not None and x[0].rstrip("*") == q.provider
+            and x[3] == q.date.isoformat() and x[4] == q.tier]
+    return same[0] if same else quotes[0]
+
+
+def _tier_words(tier: str, rented: Any, lang: str) -> str:
+    """What the verdict's quote is when it is not an on-demand price ("a spot price: … may be interrupted"), and that
+    the catalog has no on-demand quote for the card when it has none; "" for an on-demand quote."""
+    key = f"rent.verdict.tier.{tier}"
+    if tier == "on_demand" or not has_message(key):
+        return ""
+    none = not any(q.tier == "on_demand" for q in rented.cloud)
+    return t(key, lang) + (t("rent.verdict.no_on_demand", lang, gpu=rented.name) if none else "")
 
 
 def _period_words(use: rent.Usage, book: Book, lang: str) -> str:

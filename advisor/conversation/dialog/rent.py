@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from advisor.conversation.dialog.money import stated_electricity
+from advisor.conversation.reader.electricity import ElectricityPrice
 from advisor.conversation.reader.usage import HOURS_PER_MONTH
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import estimate_tco
@@ -24,6 +26,7 @@ from knowledge.messages import t
 from knowledge.structs import Value
 
 if TYPE_CHECKING:
+    from advisor.workload import StatedElectricity
     from knowledge.catalog import Catalog
 from advisor.conversation.render.book import Book
 
@@ -167,20 +170,38 @@ def verdict(*, book: Book, lang: str, what: str, monthly_rent: float | None, job
     return t("rent.verdict.never", lang, **said)
 
 
+def power_of(request: dict[str, Any], currency: str) -> StatedElectricity | None:
+    """The electricity price the typed request carries as stated ("electricity_price", its unit the currency said:
+    "USD per kWh", "EUR per kWh", or none), for a cost in `currency` (dialog.money.stated_electricity); None when
+    none was said."""
+    limits = {v["name"]: v for v in request.get("limits", [])}
+    said = limits.get("electricity_price")
+    if said is None:
+        return None
+    cur = str(said.get("unit") or "").partition(" per ")[0].strip()
+    return stated_electricity(ElectricityPrice(float(said["value"]), cur if cur in ("USD", "CNY") else None,
+                                               cur if cur not in ("USD", "CNY", "per kWh", "") else None), currency)
+
+
 def card_options(request: dict[str, Any], catalog: Catalog, currency: str) -> list[dict[str, Any]]:
     """The named cards (candidate, compared or owned, with a count; one when none is said) as options carrying the
-    TCO of buying them (advisor.estimator.cost.estimate_tco), for a rent-or-buy question with no job to size."""
+    TCO of buying them (advisor.estimator.cost.estimate_tco, power at the stated electricity price when one was
+    said), for a rent-or-buy question with no job to size."""
     out = []
+    power = power_of(request, currency)
     for h in request.get("hardware", []):
         gpu = catalog.find_gpu(h["gpu"]) if h.get("gpu") and h.get("role") != "excluded" else None
         if gpu is None:
             continue
         try:
-            tco = estimate_tco(gpu, int(h.get("count") or 1), load_economics(), currency=currency).to_contract()
+            tco = estimate_tco(gpu, int(h.get("count") or 1), load_economics(), currency=currency,
+                               electricity=power.per_kwh if power else None,
+                               electricity_currency=power.currency if power else None).to_contract()
         except AdvisorError:
             continue
         out.append({"gpu": gpu.id, "count": int(h.get("count") or 1), "tco": tco})
     return out
 
 
-__all__ = ["Stated", "Usage", "card_options", "listed_quote", "stated_of", "usage_of", "usage_words", "verdict"]
+__all__ = ["Stated", "Usage", "card_options", "listed_quote", "power_of", "stated_of", "usage_of", "usage_words",
+           "verdict"]

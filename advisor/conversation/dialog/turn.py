@@ -152,20 +152,20 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     if follow is not None:  # "8卡H100多少钱" → "换成 H20 呢" / "and with 3 years of power?": the price asked again
         slots, intent, text = follow
     read.update(slots=slots, intent=intent)
-    if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
-        return
     notes: list[str] = []  # keys of fixed sentences, rendered by compose
     if slots.truncated:
         notes.append("truncated")
     if slots.injection:
         notes.append("injection")
+    if slots.out_of_range and not slots.reset:  # what was read and the limit (a price question too: "at $5/kWh");
+        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",  # nothing else
+                                  text=ranges.reply(slots.out_of_range, lang))  # of this message is taken
+        return
+    if (yield from _without_workload(state, text, slots, intent, lang, catalog)):
+        return
     if slots.reset:
         reset(state)
         yield compose.simple_turn("reset", lang, state)
-        return
-    if slots.out_of_range:  # say what was read and the limit; nothing else of this message is taken
-        yield compose.simple_turn("", lang, state, notes=notes, show_state=True, kind="input_error",
-                                  text=ranges.reply(slots.out_of_range, lang))
         return
 
     working = copy.deepcopy(state)
@@ -336,7 +336,7 @@ def _without_workload(state: DialogState, text: str, slots: Slots, intent: str, 
 
 
 _KEPT_FROM_FOLLOW_UP = ("buy_or_rent", "condition", "usage_hours_month", "usage_per_gpu", "usage_text", "usage_share",
-                       "horizon_months", "horizon_text", "region", "currency")
+                       "horizon_months", "horizon_text", "region", "currency", "electricity", "out_of_range")
 _COUNT_ASKED = re.compile(r"how many|几张|多少张|几块|多少块|几台|多少台|几卡|多少卡")
 _OF_THEM = re.compile(r"(\d+|two|three|four|five|six|eight|ten|sixteen)\s+of\s+(?:them|those|these)")
 

@@ -32,6 +32,7 @@ from advisor.conversation.reader.amounts import (
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.dataset import apply_epochs, job_from_tokens, read_batch_job, read_dataset
 from advisor.conversation.reader.devices import read_device
+from advisor.conversation.reader.electricity import read_electricity
 from advisor.conversation.reader.factors import read_relative
 from advisor.conversation.reader.layout import count_of_layout, read_layout
 from advisor.conversation.reader.name_index import build_index, representative_model
@@ -141,6 +142,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     apply_epochs(t, slots, dataset_tokens)
     read_bare_lengths(t, slots)
     read_text_lengths(t, slots)  # "每条1000字", "2000-word documents": after the lengths said in tokens
+    read_electricity(t, slots, lang)  # before money: "$0.12/kWh", "0.8元/度" is a tariff, not a budget or a rent
     _read_rent_rate(t, slots, lang)  # before the budget: "$2.5/GPU-hour", "每小时 18 元" is a price, not a budget
     read_money(t, slots, lang)
     read_context(t, slots)

@@ -315,6 +315,12 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
         out.append(Value(name="min_tokens_per_s", value=rate.min_tokens_per_s, unit="tokens/s", provenance="stated",
                          text=rate.throughput_text or "", earlier=rate is not now))
     out += _rent_rate_values(now, merged)
+    power = now if now.electricity is not None else merged
+    if power.electricity is not None:  # "$0.12/kWh", "电价 0.8 元/度": the tariff every power cost uses (unit: the
+        p = power.electricity  # currency said, "EUR" for one the catalog lacks, none when none was said)
+        out.append(Value(name="electricity_price", value=p.amount, unit=f"{p.currency or p.other or ''} per kWh".strip(),
+                         provenance="stated" if p.currency or p.other else "inferred", text=p.text,
+                         earlier=power is not now))
     hz = now if now.horizon_months is not None else merged
     if hz.horizon_months is not None:
         out.append(Value(name="horizon_months", value=hz.horizon_months, unit="months", provenance="stated",

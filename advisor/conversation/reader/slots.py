@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import msgspec
 
+from advisor.conversation.reader.electricity import ElectricityPrice
 from advisor.conversation.reader.ranges import OutOfRange
 from advisor.conversation.reader.rental import RentRate
 from advisor.workload import PinnedLayout
@@ -126,6 +127,7 @@ class Slots(Mutable):
     horizon_months: float | None = None  # how long it is used ("用半年", "for 18 months"): a rent-or-buy horizon
     horizon_text: str | None = None
     rent_rate: RentRate | None = None  # a rental price the person states ("at $2.5/GPU-hour", "每小时 12 块"), reader.rental
+    electricity: ElectricityPrice | None = None  # an electricity price the person states ("$0.12/kWh", "电价 0.8 元/度")
     condition: str | None = None  # "used" when second-hand cards are asked for
     home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
     offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")

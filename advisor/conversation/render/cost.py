@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.conversation.render.book import SRC_MEMORY, SRC_USER, Book, money_of
 from advisor.conversation.render.labels import provider_label
 from advisor.conversation.render.options_table import low_reliability, opt_name
+from advisor.conversation.render.power_price import price_words, stated_power
 from knowledge.messages import known
 from knowledge.messages import t as message
 
@@ -38,7 +39,9 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
     if t.power_per_year:
         power = money_of(book, "power per year", t.power_per_year, src)
         kwh = book.num("energy per year", t.energy_kwh_per_year, "kWh", src, 0)
-        lines.append(message("cost.power", lang, power=power, energy=kwh))
+        yours = stated_power(t.prices)  # the person's tariff: said as theirs
+        lines.append(message("cost.power_stated", lang, power=power, energy=kwh, price=price_words(*yours, book, lang))
+                     if yours else message("cost.power", lang, power=power, energy=kwh))
     tco = money_of(book, "total cost of ownership", t.tco, src)
     shaky = o.price is not None and low_reliability(o.price.source)  # the card price it rests on (review R40)
     if shaky:

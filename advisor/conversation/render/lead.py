@@ -34,6 +34,7 @@ from advisor.conversation.render.options_table import (
     price_when,
     user_speed,
 )
+from advisor.conversation.render.power_price import at_your_price
 from advisor.conversation.render.purchase_lead import against_target
 from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
@@ -584,7 +585,8 @@ def _power_lead(o: Option, book: Book, lang: str) -> fs.Lead | None:
     kwh = book.num(f"energy a year of {on}", tco.energy_kwh_per_year, "kWh", SRC_POWER, 0, suffix="")
     gpu_w = book.num(f"GPU TDP of {on}", load_catalog().gpu(o.gpu).tdp_w * o.count, "W", "catalog: GpuSpec.tdp_w", 0)
     cost = book.money(f"electricity a year for {on}", tco.power_per_year.amount, tco.power_per_year.currency, SRC_POWER)
-    text = t("lead.power", lang, name=opt_name(o, book), kw=kw, kwh=kwh, gpu_w=gpu_w, cost=cost)
+    text = t("lead.power", lang, name=opt_name(o, book), kw=kw, kwh=kwh, gpu_w=gpu_w, cost=cost) + at_your_price(
+        tco.prices, book, lang)  # the person's tariff, when they stated one
     tr = o.training
     if tr is not None and tr.wall and tco.power_per_year.amount:  # a training run: its own energy and bill too
         share = tr.wall.s / (8760.0 * 3600)

@@ -22,6 +22,7 @@ from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.labels import provider_label
 from advisor.conversation.render.options_table import SRC_LOAD, misses, opt_name
+from advisor.conversation.render.power_price import at_your_price
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
 from advisor.recommend.prices import stated_quote
@@ -163,6 +164,8 @@ def token_cost_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead |
             t("token_cost.owned_word", lang, money=f_mine) if f_mine else "",
             t("token_cost.rented_word", lang, money=f_rent) if f_rent else "") if x)
         text += t("token_cost.full", lang, count=n, speed=speed, money=money)
+    if owned and o.tco is not None:  # owning's power at the person's tariff: said as theirs
+        text += at_your_price(o.tco.prices, book, lang)
     if owned is None:
         text += t("sentence.gap", lang) + t("token_cost.no_purchase", lang, gpu=o.gpu_name,
                                                why=_why_unpriced(o, book, lang))
