@@ -273,8 +273,12 @@ def _limits(text: str, now: Slots, merged: Slots, constraints: dict[str, Any] | 
     if merged.budget is not None:
         cur = merged.currency or ("CNY" if lang == "zh" else "USD")
         said = now.budget is not None
-        out.append(Value(name="budget", value=merged.budget, unit=cur, provenance="stated", earlier=not said,
+        out.append(Value(name="budget", value=merged.budget, unit=cur + (" per month" if merged.budget_monthly else ""),
+                         provenance="stated", earlier=not said,
                          text=_span(text, "budget", merged.budget, found) if said else ""))
+    if merged.rent_cap_hour is not None:  # "budget $2/hr": the most an hour for rented cards
+        out.append(Value(name="budget", value=merged.rent_cap_hour, unit=f"{merged.currency or 'USD'} per hour",
+                         provenance="stated", earlier=now.rent_cap_hour is None))
     if merged.deadline_s is not None:
         said = now.deadline_s is not None
         days = merged.deadline_s / 86400
