@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from advisor import observe
+from advisor.conversation.dialog.language import switch_language
 from advisor.conversation.dialog.machine import (
     DialogState,
     apply_constraints,
@@ -148,6 +149,10 @@ class Conversation:
         yield turn
 
     def _update_lang(self, text: str) -> None:
+        asked = switch_language(self.state, text, self.lang)  # "answer in Chinese please": that one from now on
+        if asked:
+            self.lang = asked
+            return
         if self.fixed_lang:
             self.lang = self.fixed_lang
             return

@@ -59,6 +59,17 @@ def job_default_day(s: Slots) -> bool:
         and not any(c.count for c in s.candidates)
 
 
+def deadline_of(s: Slots) -> tuple[float | None, list[Assumption]]:
+    """The deadline the job is sized to: the one said (a deadline said in words, "overnight", with the hours it was
+    taken as: an assumption), else a batch job's default day (`job_default_day`); None otherwise."""
+    if s.deadline_s and s.deadline_text:
+        return s.deadline_s, [Assumption(*pair("assumption.deadline_words", said=s.deadline_text, hours="{hours}"),
+                                         {"hours": (round(s.deadline_s / 3600), "h", "reader.deadline_words")})]
+    if s.deadline_s:
+        return s.deadline_s, []
+    return (JOB_DEFAULT_DEADLINE_S, []) if job_default_day(s) else (None, [])
+
+
 def serving_concurrency(s: Slots, task: str) -> tuple[int, list[Assumption]]:
     """The concurrent sequences the slots ask to serve, with how each was read: the users said; a request rate by
     Little's law; a batch job's rate to meet its deadline, likewise; a batch; a headcount at its peak share; a total

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from advisor.analysis.result import Assumption
+from advisor.conversation.dialog import relative
 from advisor.conversation.dialog.load import (
-    JOB_DEFAULT_DEADLINE_S,
+    deadline_of,
     e2e_tpot_ms,
-    job_default_day,
     job_rate,
     serving_concurrency,
     volume_rate,
@@ -73,12 +73,14 @@ class DialogState(Mutable):
     intent: str = "other"  # the intent of the last turn (advisor.conversation.reader.intent)
     act_text: str = ""  # the last question that set the act ("需要多少显存"), read again by a follow-up that keeps it
     catalog_count: int = 0  # the cards counted by the last catalog-only price answer ("8卡H100多少钱" → 8; "换成 H20 呢")
+    answer_lang: str | None = None  # the language asked for the answers ("answer in Chinese please"): every one after
 
 
 class Change(Value):
     slot: str
     old: Any
     new: Any
+    factor: float | None = None  # the new value said as a factor of the old ("double the users": 2)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -90,6 +92,7 @@ _TRANSIENT = {"claim", "unknown_gpus", "unknown_model", "model_text", "model_ass
 def merge(state: DialogState, new: Slots) -> list[Change]:
     """Fold this turn's slots into the state; return what changed (old -> new) for the slots that matter."""
     old = state.slots
+    scaled = relative.resolve(state, new)  # "double the tokens", "并发翻倍", "2x the GPUs": the last value × the factor
     merged = copy.deepcopy(old)
     changes: list[Change] = []
 
@@ -140,6 +143,8 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.said_lengths = [x for x in old.said_lengths or () if x.slot not in said] + new.said_lengths
     if new.concurrency is not None:
         merged.concurrency_avg = new.concurrency_avg
+    if new.deadline_s is not None:  # "overnight" (its words said with the hours), or a duration without words
+        merged.deadline_text = new.deadline_text
     if new.epochs is not None:  # "and 5 epochs?": the earlier dataset (tokens per epoch) passed over that many times
         if new.train_tokens is None and old.train_tokens:
             put("train_tokens", old.train_tokens / (old.epochs or 1) * new.epochs)
@@ -179,18 +184,10 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     if new.candidates:
         cands = list(new.candidates)
         if (len(cands) == 1 and cands[0].count is None and len(old.candidates) == 1 and old.candidates[0].count
-                and new.gpu_count is None and not new.gpu_scale and new.existing is None):
+                and new.gpu_count is None and "gpus" not in new.scales and new.existing is None):
             # "a single RTX 5090?" → "and the 4090?": the card swapped at the count asked about (not re-sized to 2)
             cands = [replace(cands[0], count=old.candidates[0].count)]
         put("candidates", cands)
-    if new.budget_scale and new.budget is None and old.budget:  # "预算翻倍呢": the last budget times the factor
-        put("budget", old.budget * new.budget_scale)
-    if new.gpu_scale and new.gpu_count is None and not new.candidates and new.existing is None:
-        # "and with 2x the GPUs?": the last count (the cards named, else the last answer's lead) times the factor
-        last = ((merged.existing.count if merged.existing else None)
-                or next((c.count for c in merged.candidates if c.count), None) or state.last_workload.get("top_count"))
-        if last:
-            new.gpu_count = max(1, round(int(last) * new.gpu_scale))
     if new.gpu_count is not None:
         if new.existing is None and not new.candidates:
             if merged.existing is not None:
@@ -206,12 +203,13 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                 if mention.count is None:
                     mention.count = new.gpu_count
     state.slots = merged
-    return changes
+    return relative.mark(changes, scaled)
 
 
 def observe(state: DialogState, text: str, lang: str = "en", catalog: Catalog | None = None) -> Slots:
     """Extraction and merge only (used in LLM mode so the state follows the conversation)."""
-    slots = extract(text or "", catalog if catalog is not None else default_catalog(), pending=state.pending, lang=lang)
+    slots = extract(text or "", catalog if catalog is not None else default_catalog(), pending=state.pending, lang=lang,
+                    training=state.slots.training)
     if slots.reset:
         reset(state)
     elif not slots.empty:
@@ -400,10 +398,10 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["max_nodes"] = max(1, -(-s.gpu_cap // 8))
     if s.server_size:  # "how many 4x L40S servers": servers of that size
         kwargs["max_gpus_per_node"] = s.server_size
-    if s.deadline_s:
-        kwargs["deadline_s"] = s.deadline_s
-    elif job_default_day(s):  # a batch job with no deadline and no count: sized to finish within the default day
-        kwargs["deadline_s"] = JOB_DEFAULT_DEADLINE_S  # (the copies it takes are cut to it, as for a stated one)
+    deadline, said = deadline_of(s)  # the one said ("overnight": 12 h, said), else a batch job's default day (the
+    if deadline:  # copies it takes are cut to it, as for a stated one)
+        kwargs["deadline_s"] = deadline
+    notes += said
     if s.tpot_ms or s.e2e_ms:  # a stated per-token latency (or per-user speed) is the recommender's latency target;
         # an end-to-end one is its per-token share over the reply's output tokens (e2e_tpot_ms), the stricter kept
         kwargs["max_ms_per_token"] = min(x for x in (s.tpot_ms, e2e_tpot_ms(s)) if x)

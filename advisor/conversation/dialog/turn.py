@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING
 
 from advisor.analysis.claims import claim_findings, premise_findings
 from advisor.analysis.evaluate import analyse
-from advisor.conversation.dialog import catalog_answers, policy, readback
+from advisor.conversation.dialog import catalog_answers, fit_answers, policy, readback
 from advisor.conversation.dialog.analysis_request import analysis_request, named_configs
-from advisor.conversation.dialog.load import serving_concurrency
 from advisor.conversation.dialog.machine import (
     BLOCKING,
     Change,
@@ -44,9 +43,9 @@ from advisor.conversation.reader.intent import (
     reference_method,
     training_frameworks_compared,
 )
+from advisor.conversation.reader.lang import lang_asked
 from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
-from advisor.conversation.reader.slots import DeviceMention
 from advisor.conversation.reader.spec_claims import match_spec_claim
 from advisor.conversation.reader.turn import (
     CODING,
@@ -62,7 +61,6 @@ from advisor.conversation.reader.turn import (
 from advisor.conversation.reader.variants import read_variants
 from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
-from advisor.workload import DEFAULT_CONTEXT, Task
 from knowledge.errors import AdvisorError
 from knowledge.messages import t
 from knowledge.structs import dump, fields, replace
@@ -72,7 +70,6 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from advisor.conversation.session import Conversation
     from knowledge.catalog import Catalog
-    from knowledge.schemas import GpuSpec
 
 
 class DialogDriver:
@@ -97,7 +94,11 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     request, laid over the offline slots (`reader.overlay.overlay`); its act decides the intent."""
     read: dict[str, object] = {"reading": reading} if reading is not None else {}
     text = simplified(text or "")  # "兩張4090", "預算二十萬": Taiwan and Hong Kong users read as the lexicon is written
-    for item in _respond(state, text, lang, catalog, read):
+    asked = lang_asked(text)  # "and in Chinese?", "说英文": the last question again, answered in that language
+    again = state.act_text if asked is not None and asked[1] else ""
+    source = _repeat(state, again, lang, catalog, read) if again else _respond(state, text, lang, catalog, read)
+    text = again or text
+    for item in source:
         if isinstance(item, Turn) and "slots" in read:
             now = read["slots"]
             assert isinstance(now, Slots)
@@ -117,13 +118,33 @@ def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         yield item
 
 
+def _repeat(state: DialogState, asked: str, lang: str, catalog: Catalog,
+            read: dict[str, object]) -> Iterator[Step | Turn]:
+    """The last question (`asked`, its words) answered again in the language now asked: the job as it stands with
+    the act it was asked for (nothing of it merged twice: "double the users" is not doubled again) and the same next
+    question; a blocking question asked again; else the question read again (a catalog answer, the models a card
+    runs)."""
+    working = copy.deepcopy(state)
+    if state.answered and state.slots.model is not None:
+        slots = extract(asked, catalog, lang=lang, training=state.slots.training)  # what it asks, for the answer
+        if working.pending in working.asked:
+            working.asked.remove(working.pending)
+        working.pending = None
+        read.update(slots=slots, intent=state.intent)
+        yield from _answer(state, working, asked, state.intent, lang, catalog, notes=[], slots=slots, changes=[])
+    elif state.pending in BLOCKING:
+        yield from _ask(state.pending, state, working, lang, catalog, notes=[], slots=Slots(), changes=[])
+    else:
+        yield from _respond(state, asked, lang, catalog, read)
+
+
 def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
              read: dict[str, object]) -> Iterator[Step | Turn]:
     text = text or ""
     if not text.strip():
         yield compose.simple_turn("empty", lang, state, pending_question=True)
         return
-    slots = extract(text, catalog, pending=state.pending, lang=lang)
+    slots = extract(text, catalog, pending=state.pending, lang=lang, training=state.slots.training)
     _tokens_not_size(slots, state)
     intent = read_intent(text, slots, state)
     if slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
@@ -193,8 +214,8 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             body = "thanks"
         elif slots.injection:
             body = ""
-        else:
-            body = "nonsense"
+        else:  # ("answer in English please" with no question before it: said it will)
+            body = "lang_switched" if slots.answer_lang else "nonsense"
         yield compose.simple_turn(body, lang, state, notes=notes, pending_question=True, show_state=True)
         return
 
@@ -226,14 +247,17 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     blocking = missing_blocking(working, implies_inference(intent, working.slots, text))
     if blocking == "model" and asks_which_model(text) and (
             working.slots.existing or working.slots.candidates or working.slots.device or working.slots.capacity):
-        yield _model_fit(state, working, text, lang, catalog)  # "what can I run on my 4090?": the models that fit
+        # "what can I run on my 4090?": the models that fit
+        yield _committed(state, working, fit_answers.model_fit(working, text, lang, catalog))
         return
     if blocking == "model" and working.slots.budget and working.slots.task == "pretrain" and (
-            asks_which_model(text) or _HOW_BIG.search(text)):
-        yield _budget_train(state, working, lang, catalog)  # "$500k, the biggest model we can train in a month?"
+            asks_which_model(text) or fit_answers.HOW_BIG.search(text)):
+        # "$500k, the biggest model we can train in a month?"
+        yield _committed(state, working, fit_answers.budget_train(working, lang, catalog))
         return
     if blocking == "model" and asks_which_model(text) and working.slots.budget:
-        yield _budget_fit(state, working, text, lang, catalog)  # "一两万的预算，能跑什么模型？": what the budget buys
+        # "一两万的预算，能跑什么模型？": what the budget buys
+        yield _committed(state, working, fit_answers.budget_fit(working, text, lang, catalog))
         return
     if blocking == "model" and CODING.search(text) and slots.size_params is None and not slots.unknown_model:
         # "a coding assistant for 20 developers": the coding default, said in the answer, not the general one asked
@@ -375,91 +399,6 @@ def _catalog_follow_up(state: DialogState, text: str, slots: Slots, intent: str,
     for m in prev.candidates:
         m.count = count
     return prev, again, asked
-
-
-def _model_fit(state: DialogState, working: DialogState, text: str, lang: str, catalog: Catalog) -> Turn:
-    """The largest catalog models that fit the card named (owned first), for one user at the context said or the
-    default; the conversation keeps the card, and the next message may name one of the models."""
-    from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
-    from advisor.conversation.render.model_fit import model_fit_turn  # start-up: as above
-
-    device, cap = working.slots.device, working.slots.capacity
-    if device is not None and not (working.slots.existing or working.slots.candidates):
-        gpu, count = device_spec(device, catalog), 1  # a laptop GPU or a Mac: its memory, said in the answer
-    elif cap is not None and not (working.slots.existing or working.slots.candidates):
-        # "24G显存能跑多大模型": a card known by its memory alone (GiB as typed, the sizes cards are sold in)
-        base = min((g for g in catalog.gpus if g.segment == "consumer"),
-                   key=lambda g: abs(g.memory_bytes - cap.bytes_if_gib))  # a card of that memory's class (its formats)
-        gpu, count = replace(base, id="memory-only", name=t("model_fit.capacity_card", lang, gb=f"{cap.value:g}"),
-                             aliases=(), memory_bytes=int(cap.bytes_if_gib)), working.slots.gpu_count or 1  # "2 张 24G 的卡": two
-    else:
-        mention = working.slots.existing or working.slots.candidates[0]
-        gpu, count = catalog.gpu(mention.gpu), mention.count or 1
-    context = working.slots.context or DEFAULT_CONTEXT
-    coding = bool(CODING.search(text))
-    trained: dict[str | None, Task] = {"lora": "lora", "qlora": "qlora", "full": "full"}  # "the biggest model I can LoRA on …"
-    task = trained.get(working.slots.task, "lora" if working.slots.task_generic == "finetune" else "inference")
-    users = serving_concurrency(working.slots, task)[0] if task == "inference" else 1  # "for 10 users": sized so
-    turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding, task=task, users=users),
-                          gpu, count, context, coding, working, lang, task=task, users=users)
-    working.pending = None
-    _commit(state, working)
-    return turn
-
-
-def device_spec(device: DeviceMention, catalog: Catalog) -> GpuSpec:
-    """The GpuSpec standing for a laptop GPU or an unlisted Mac, for memory only (knowledge.devices)."""
-    from knowledge.devices import laptop_spec, load_devices, mac_spec  # start-up: only this question loads it
-
-    if device.kind == "laptop":
-        return laptop_spec(next(d for d in load_devices().laptops if d.id == device.id), catalog)
-    return mac_spec(device.pool_gb or 0.0, device.name, catalog)
-
-
-_HOW_BIG = re.compile(r"biggest|largest|how (?:big|large)|what size|最大|多大|多少参数", re.I)
-
-
-def _budget_train(state: DialogState, working: DialogState, lang: str, catalog: Catalog) -> Turn:
-    """A budget, pre-training and no model: the compute-optimal model the budget's training cards train in the
-    stated time (default 30 days) (advisor.analysis.budget_training)."""
-    from advisor.analysis.budget_training import budget_training  # start-up: only this question loads it
-    from advisor.conversation.render.model_fit import budget_train_turn  # start-up: as above
-    from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S  # start-up: as above
-
-    constraints, _ = build_constraints(working, lang)
-    assert constraints.budget is not None  # the caller checked that a budget was said
-    seconds = working.slots.deadline_s or DEFAULT_TRAINING_DEADLINE_S
-    tb = budget_training(catalog, constraints.budget, constraints.currency, constraints.region, seconds,
-                         constraints.condition)
-    working.pending = None
-    turn = budget_train_turn(tb, constraints.budget, constraints.currency, constraints.region, working, lang)
-    _commit(state, working)
-    return turn
-
-
-def _budget_fit(state: DialogState, working: DialogState, text: str, lang: str, catalog: Catalog) -> Turn:
-    """A budget and no card: the configuration with the most GPU memory the budget buys new in the region
-    (advisor.analysis.budget_hardware), then the largest models that fit it; said first when nothing is affordable."""
-    from advisor.analysis.budget_hardware import budget_hardware  # start-up: only this question loads the pricing
-    from advisor.analysis.model_fit import models_that_fit  # start-up: `gpu-advisor ask` never loads model_fit
-    from advisor.conversation.render.model_fit import budget_none_turn, model_fit_turn  # start-up: as above
-
-    constraints, _ = build_constraints(working, lang)
-    assert constraints.budget is not None  # the caller checked that a budget was said
-    bought = budget_hardware(catalog, constraints.budget, constraints.currency, constraints.region,
-                             constraints.condition)
-    working.pending = None
-    if bought.pick is None:
-        turn = budget_none_turn(bought, working, lang)
-    else:
-        gpu, count = bought.pick.gpu, bought.pick.count
-        context = working.slots.context or DEFAULT_CONTEXT
-        coding = bool(CODING.search(text))
-        users = serving_concurrency(working.slots, "inference")[0]  # "a team of 100": its peak users
-        turn = model_fit_turn(models_that_fit(catalog, gpu, count, context=context, coding=coding, users=users), gpu,
-                              count, context, coding, working, lang, bought=bought, users=users)
-    _commit(state, working)
-    return turn
 
 
 def _ask(blocking: str, state: DialogState, working: DialogState, lang: str, catalog: Catalog, *, notes: list[str],
@@ -608,3 +547,9 @@ def _slot_known(s: Slots, slot: str) -> bool:
 def _commit(state: DialogState, working: DialogState) -> None:
     for name in fields(state):
         setattr(state, name, getattr(working, name))
+
+
+def _committed(state: DialogState, working: DialogState, turn: Turn) -> Turn:
+    """`turn`, once `working` is the conversation's state."""
+    _commit(state, working)
+    return turn

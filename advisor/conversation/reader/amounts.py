@@ -556,7 +556,7 @@ def read_deadline_and_years(t: Text, slots: Slots) -> None:
             continue
         if not (re.search(r"(?<![a-z])(?:within|in|by|under|less than|done|finish|deadline)(?![a-z])|要在|必须|需要|期限|限",
                           before)
-                or re.match(r"\s*(?:内|以内|之内|完成|搞定|跑完|训练完|训完|的时间|deadline)", after)
+                or re.match(r"\s*(?:能|可以|就)?\s*(?:内|以内|之内|完成|搞定|跑完|训练完|训完|的时间|deadline)", after)
                 or re.match(r"\s*(?:最多|最大)?\s*(?:能|可以|可)\s*(?:从头|从零)?\s*预?训", t.s[m.end():m.end() + 14])):
             continue
         num = m.group("num")

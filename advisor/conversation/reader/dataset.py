@@ -107,12 +107,14 @@ _JOB_TOKENS = [
 MIN_JOB_TOKENS = 1e5  # fewer is one long prompt, not a job
 
 
-def read_batch_job(t: Text, slots: Slots) -> None:
+def read_batch_job(t: Text, slots: Slots, training: bool = False) -> None:
     """`slots.job_requests` from a batch-inference job's size ("summarise 1 million documents of 3k tokens each",
     "批量推理 50 万条数据"): the count of items when the message runs a model over them and trains nothing; a length
-    said with the items ("of 3k tokens each") is each request's prompt (decimal: a count of tokens)."""
+    said with the items ("of 3k tokens each") is each request's prompt (decimal: a count of tokens). In a training
+    conversation (`training`) a time asked alone ("how long for 10k samples of 4k tokens?") is about its data."""
     strong = bool(_BATCH_CUE.search(t.s))
-    if not (strong or (_TIME_CUE.search(t.s) and not _ONE_REQUEST_TIME.search(t.s))) or _TRAINING.search(t.s):
+    timed = bool(_TIME_CUE.search(t.s) and not _ONE_REQUEST_TIME.search(t.s)) and not training
+    if not (strong or timed) or _TRAINING.search(t.s):
         return
     for rx in _JOB:
         for m in t.finditer(rx):
@@ -183,10 +185,10 @@ def job_from_tokens(slots: Slots) -> None:
     slots.job_requests = float(-(-int(slots.job_tokens) // length))
 
 
-def read_dataset(t: Text, slots: Slots) -> None:
+def read_dataset(t: Text, slots: Slots, training: bool = False) -> None:
     """Set `slots.train_tokens` from a dataset's size (samples × tokens each × epochs) when the text gives both a
     sample count and a per-sample length; the count and the epochs are consumed, the length is left for
-    `read_context`."""
+    `read_context`. A count alone is read with a training word, or in a training conversation (`training`)."""
     epochs = _read_epochs(t)
     slots.epochs = epochs
     for rx in (*_EN, *_ZH):
@@ -217,7 +219,7 @@ def read_dataset(t: Text, slots: Slots) -> None:
                 slots.context = seq if check("context", seq) is None else slots.context
                 t.consume(m.start(), m.end())
                 return
-    for rx in _COUNT_ONLY if _TRAINING.search(t.s) else ():  # "一万条数据微调": the count, its length left to the dialog
+    for rx in _COUNT_ONLY if training or _TRAINING.search(t.s) else ():  # "一万条数据微调": the count, its length left to the dialog
         for m in t.finditer(rx):
             if _PER_TIME.match(t.s, m.end()):
                 continue  # "20k chats per day" is a request rate

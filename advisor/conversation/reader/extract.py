@@ -31,9 +31,11 @@ from advisor.conversation.reader.amounts import (
 )
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.dataset import apply_epochs, job_from_tokens, read_batch_job, read_dataset
+from advisor.conversation.reader.deadline_words import read_deadline_words
 from advisor.conversation.reader.devices import read_device
 from advisor.conversation.reader.electricity import read_electricity
 from advisor.conversation.reader.factors import read_relative
+from advisor.conversation.reader.lang import asked_lang
 from advisor.conversation.reader.layout import count_of_layout, read_layout
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
@@ -112,9 +114,11 @@ def _read_rent_rate(t: Text, slots: Slots, lang: str) -> None:
         slots.buy_or_rent = slots.buy_or_rent or "rent"
 
 
-def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = None, lang: str = "en") -> Slots:
+def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = None, lang: str = "en",
+            training: bool = False) -> Slots:
     """Everything `text` says about the workload. `pending` is the slot the last question asked for, so a bare
-    answer ("32k", "50", "int4") fills it. `lang` picks the currency of a bare budget (zh: CNY, en: USD)."""
+    answer ("32k", "50", "int4") fills it. `lang` picks the currency of a bare budget (zh: CNY, en: USD).
+    `training`: the conversation so far is a training job, so samples said without a training word are its data."""
     slots = Slots()
     raw = text or ""
     if len(raw) > MAX_CHARS:
@@ -132,8 +136,9 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_layout(t, slots)  # "TP8 PP4", "张量并行 8": degrees, before any reader of bare numbers
     if slots.device is None:
         read_capacity(t, slots)
-    read_batch_job(t, slots)  # before the dataset: "50 万条数据" to run through a model is no training set
-    read_dataset(t, slots)
+    read_relative(t, slots)  # before the amounts: "2x the GPUs", "tokens x3" are factors, not counts or amounts
+    read_batch_job(t, slots, training)  # before the dataset: "50 万条数据" to run through a model is no training set
+    read_dataset(t, slots, training)
     dataset_tokens = slots.train_tokens
     read_usage_slots(t, slots)
     read_token_volume(t, slots)  # "1M tokens a day": a volume to cost, not a training set
@@ -148,12 +153,12 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_context(t, slots)
     read_concurrency(t, slots)
     read_deadline_and_years(t, slots)
+    read_deadline_words(t, slots)  # "overnight", "周末": after a duration said in numbers
     read_size(t, slots, catalog)
-    read_relative(t, slots)  # before the count: "2x the GPUs" is a factor, not two GPUs
     read_gpu_count(t, slots)
     count_of_layout(slots)  # "TP8×PP4×DP16" with no count: 512 GPUs
     read_precision(t, slots)
-    read_task(t, slots)
+    read_task(t, slots, training)
     read_settings(t, slots)
     if pending:
         read_bare_answer(t, slots, pending, lang)
@@ -167,6 +172,10 @@ def _read_intents(t: Text, slots: Slots) -> None:
     for hit in list(INJECTION.finditer(t.s)):  # nothing from the injected sentence onwards feeds a slot
         slots.injection = True
         t.consume(*reading.injected_span(t.s, hit.start()))
+    said = asked_lang(t.s)  # "answer in Chinese please": the answers' language (session), not the region or a job word
+    if said is not None:
+        slots.answer_lang = said[0]
+        t.consume(said[1], said[2])
     s0 = t.s
     slots.reset = bool(_RESET.match(s0))
     slots.default = bool(_DEFAULT.match(s0)) or bool(_DEFAULT_ANYWHERE.search(s0))

@@ -10,7 +10,7 @@ import msgspec
 from advisor.conversation.reader.electricity import ElectricityPrice
 from advisor.conversation.reader.ranges import OutOfRange
 from advisor.conversation.reader.rental import RentRate
-from advisor.workload import PinnedLayout
+from advisor.workload import TRAINING_TASKS, PinnedLayout
 from knowledge.structs import Mutable, fields
 
 
@@ -92,8 +92,9 @@ class Slots(Mutable):
     candidates: list[GpuMention] = msgspec.field(default_factory=list)
     gpu_count: int | None = None
     gpu_cap: int | None = None  # "up to 128 H200s": the most GPUs there are; how many are needed is the question
-    gpu_scale: float | None = None  # "and with 2x the GPUs?", "卡数翻倍": the last answer's count times this
-    budget_scale: float | None = None  # "预算翻倍呢", "double the budget": the last budget times this
+    # amounts said as a factor of the last one, by what they apply to (reader.factors): "2x the GPUs" {"gpus": 2},
+    # "预算翻倍" {"budget": 2}, "double the users" {"users": 2}, "half the context" {"context": 0.5} (dialog.relative)
+    scales: dict[str, float] = msgspec.field(default_factory=dict)
     server_size: int | None = None  # GPUs in each server when the count of servers is asked ("how many 4x L40S servers")
     unknown_gpus: list[str] = msgspec.field(default_factory=list)
     train_tokens: float | None = None
@@ -103,6 +104,7 @@ class Slots(Mutable):
     job_tokens: float | None = None  # a batch job said as its tokens ("1亿 token 的文档 做摘要"): requests of an assumed length
     job_requests: float | None = None  # "summarise 1 million documents", "批量处理 50 万条数据": a batch-inference job
     deadline_s: float | None = None
+    deadline_text: str | None = None  # a deadline said in words ("overnight", "周末"): the words, said with the hours taken
     ttft_ms: float | None = None  # a stated time-to-first-token target ("TTFT under 1 s", "首 token 500ms 以内")
     tpot_ms: float | None = None  # a stated time-per-output-token target ("TPOT ≤ 50 ms", "每路至少 20 tokens/s")
     latency_text: str | None = None  # the words the latency targets were read from
@@ -150,18 +152,19 @@ class Slots(Mutable):
     truncated: bool = False
     gib_question: bool = False  # asks whether a card's "GB" is GB or GiB
     refers_previous: bool = False  # "that setup / 这个配置 / 刚才那个": the configuration of the previous answer
+    answer_lang: str | None = None  # the language the answers are asked in ("answer in Chinese please", "说英文")
     out_of_range: list[OutOfRange] = msgspec.field(default_factory=list)  # numbers read but outside what can be sized (ranges.reply answers)
 
     def workload_fields(self) -> dict[str, object]:
         """The non-empty workload slots (everything except intents), for merging and for tests."""
         intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice",
-                   "gib_question", "refers_previous", "negative", "bad_rate", "out_of_range"}
+                   "gib_question", "refers_previous", "negative", "bad_rate", "out_of_range", "answer_lang"}
         out: dict[str, object] = {}
         for name in fields(type(self)):
             if name in intents:
                 continue
             value = getattr(self, name)
-            if value is None or value == [] or value == "":
+            if value is None or value == [] or value == {} or value == "":
                 continue
             out[name] = value
         return out
@@ -169,6 +172,11 @@ class Slots(Mutable):
     @property
     def empty(self) -> bool:
         return not self.workload_fields()
+
+    @property
+    def training(self) -> bool:
+        """The job is a training one: a training method said, or fine-tuning / training without one."""
+        return self.task in TRAINING_TASKS or self.task_generic is not None
 
 
 __all__ = ["Claim", "DeviceMention", "GpuMention", "Slots"]

@@ -73,6 +73,8 @@ _INFER = re.compile(
     r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
     r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])(?<!the )(?<!a )(?<!this )(?<!that )(?<!training )run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
 )
+# "要跑多久", "how long does it run": running said of a training job as much as of a service
+_RUN = re.compile(r"跑(?!完)|(?<![a-z])run(?:ning|s)?(?![a-z])")
 _REGION_CN = re.compile(r"国内|中国|大陆|境内|内地|国产|(?<![a-z])china(?![a-z])|mainland|(?<![a-z])prc(?![a-z])|in cn(?![a-z])|chinese market|"
                         r"chinese (?:companies|company|customers?|firms?|clients?|buyers?)")
 _REGION_GLOBAL = re.compile(r"海外|国外|境外|overseas|outside china|(?<![a-z])global(?![a-z])(?!\s*[-_]?\s*(?:batch|bs|batch[\s_-]*size|tokens?|step|norm|attention|layers?|sequences?|seqs?|gbs)(?![a-z]))|(?<![a-z])usa?(?![a-z])|united states|europe|(?<![a-z])eu(?![a-z])|international")
@@ -97,7 +99,7 @@ _GLOBAL_BATCH = re.compile(r"(?:global|total|effective|overall|全局|总|整体
 _BATCH = re.compile(rf"(?:batch[\s\-_]*size|micro[\s\-_]*batch|批大小|批量大小|batch)\s*(?:=|:|of|为|是|to|at|set to|"
                     rf"开到|开成|设成|设为|设到|调到|调成|拉到|给到|用)?\s*(?P<n>{DIGITS})")
 _BUY = re.compile(r"买卡|购买|采购|自建|买(?!不)|(?<![a-z])buy(?:ing)?(?![a-z])|purchase|on[\s-]*prem")
-_RENT = re.compile(r"租(?:用|赁|云|卡)?|云上|上云|云服务|(?<![a-z])rent(?:als?|ing|ed|s)?(?![a-z])|cloud|lease")
+_RENT = re.compile(r"租(?:用|赁|云|卡)?|云上|上云|云服务|(?<![a-z])rent(?:als?|ing|ed|s)?(?![a-z])|cloud|(?<![a-z])leas(?:e|ed|ing)(?![a-z])")
 
 
 def read_precision(t: Text, slots: Slots) -> None:
@@ -116,9 +118,10 @@ def read_precision(t: Text, slots: Slots) -> None:
         slots.weights = "int4"  # "量化" alone: the common 4-bit case; the dialog states it as an assumption
 
 
-def read_task(t: Text, slots: Slots) -> None:
+def read_task(t: Text, slots: Slots, training: bool = False) -> None:
     """The task: a method word (QLoRA, LoRA, full, freeze, pre-training), else "finetune"/"train" without a
-    method (`task_generic`), else inference when serving words, a concurrency, a claim or a GGUF quant say so."""
+    method (`task_generic`), else inference when serving words, a concurrency, a claim or a GGUF quant say so; in a
+    training conversation (`training`) running alone ("5万条数据要跑多久") is the training run's."""
     for rx, task in _TASKS:
         hits = [m for m in rx.finditer(t.s) if not _NEGATED.search(t.s[max(0, m.start() - 14):m.start()])]
         if hits:  # ("fully fine-tune it (not LoRA)", "不用 LoRA，全参微调": the method ruled out is not the task)
@@ -137,7 +140,8 @@ def read_task(t: Text, slots: Slots) -> None:
             return
         slots.task_generic = "train"
         return
-    if (_INFER.search(t.s) or slots.concurrency or slots.headcount or slots.qps or slots.claim is not None
+    served = _INFER.search(_RUN.sub(" ", t.s) if training else t.s)
+    if (served or slots.concurrency or slots.headcount or slots.qps or slots.claim is not None
             or (slots.weights and slots.weights.startswith("q"))):
         slots.task = "inference"
 

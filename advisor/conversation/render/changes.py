@@ -47,6 +47,8 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
             new = book.money("new budget", ch.new, cur, sources.SRC_USER) if ch.new else new
         if not old.strip():
             old = t("changes.none", lang)
+        if ch.factor:  # "double the tokens": the factor said beside the new value
+            new += t("changes.factor", lang, factor=f"{ch.factor:g}")
         parts.append(f"{slot_label(ch.slot, lang)} {old} → {new}")
     if not parts:
         return ""

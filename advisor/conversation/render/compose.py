@@ -66,6 +66,7 @@ from advisor.conversation.render.preamble import (
 )
 from advisor.conversation.turn import Turn
 from advisor.recommend.recommender import same_config
+from advisor.recommend.search import default_train_tokens
 from knowledge.messages import known as has_message
 from knowledge.messages import t
 
@@ -452,7 +453,10 @@ def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
     if top is not None:
         state.focus_gpu = top.gpu
     state.last_numbers = {"need_total": float(ev.need.per_gpu.total.n)} if ev.need is not None else {}
-    state.last_workload = {}
+    w = ev.workload  # the load, context and training tokens it was computed with, defaults included ("double the
+    # tokens" after the default 100 M: dialog.relative)
+    state.last_workload = {"context": w.context} | ({"train_tokens": w.train_tokens or default_train_tokens(ev.model, w)}
+                                                    if w.is_training else {"concurrency": w.concurrency})
     if top is not None:
         state.last_numbers.update(top_total=float(top.per_gpu.total.n), top_count=float(top.count))
         speed = shown_total_speed(ev, top)
@@ -461,10 +465,9 @@ def _remember(state: DialogState, ev: Analysis, top: Option | None) -> None:
             state.last_numbers["top_tokens_per_s"] = float(speed)
         if wall:
             state.last_numbers["top_wall_s"] = float(wall)
-        state.last_workload = {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count,
-                               "context": ev.workload.context,
-                               # the load the answer simulated ("at most 158 users"): a figure asked next is at it
-                               "load_users": int((ev.load or {}).get("concurrency") or 0)}
+        state.last_workload |= {"top_gpu": top.gpu, "top_name": top.gpu_name, "top_count": top.count,
+                                # the load the answer simulated ("at most 158 users"): a figure asked next is at it
+                                "load_users": int((ev.load or {}).get("concurrency") or 0)}
 
 
 def _users_verdict(ev: Analysis) -> str | None:

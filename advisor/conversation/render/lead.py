@@ -20,6 +20,7 @@ from advisor.conversation.render.book import (
     Book,
     decimals_for,
 )
+from advisor.conversation.render.deadline_lead import deadline_lead, slow_training
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, fabric_text, link_text
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
@@ -39,7 +40,6 @@ from advisor.conversation.render.purchase_lead import against_target
 from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
-from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE
 from advisor.recommend.prices import budget_price, unit_price
 from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
 from knowledge.catalog import load_catalog
@@ -262,11 +262,15 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
                 + led_price.text
             return led_price
     one_short = intent in ("how_long", "how_much") and len(users) == 1 and not users[0].fits
+    timed = deadline_lead(users[0], top, ev, book, lang, state.slots.deadline_text) if len(users) == 1 and intent in (
+        "feasibility", "claim", "what_if", "which", "other", "how_long") else None
+    if timed is not None:  # "doable overnight on a 4090?": the deadline first, then the memory
+        return timed
     if (intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1) or one_short:
         # "how long on my one 4090?" when it does not fit there: that first, then what would
         led = fs.option_lead(users[0], ev, book, lang, one_card=True)
         led.verdict = led.verdict if intent == "feasibility" else None  # a verdict answers a feasibility question
-        slow = _slow_training(users[0], top, ev, book, lang)
+        slow = slow_training(users[0], top, ev, book, lang)
         if slow:
             led.text += t("sentence.gap", lang) + slow
         return led
@@ -419,26 +423,6 @@ def _no_batch(ev: Analysis, book: Book, lang: str) -> str:
     ctx = book.tokens(f"tokens per sequence on {where}", lim.context, SRC_USER, lang)
     key = "lead.batch.none_train" if lim.training else "lead.batch.none_serve"
     return t(key, lang, name=opt_name(o, book), ctx=ctx)
-
-
-def _slow_training(o: Option, top: Option | None, ev: Analysis, book: Book, lang: str) -> str:
-    """"Is one H20 good for pre-training a 7B on 100B tokens?": it fits, but past the deadline (the stated one, else
-    the recommender's 30-day default) — then the fewest of that card the answer offers that finish within it;
-    "" otherwise."""
-    deadline = ev.constraints.deadline_s
-    stated = deadline is not None
-    limit = Seconds(deadline) if deadline else DEFAULT_TRAINING_DEADLINE
-    if not (o.fits and o.training and o.training.wall > limit):
-        return ""
-    pool = [top, *ev.alternatives, *(ev.recommendation.options if ev.recommendation else [])]
-    faster = sorted((x for x in pool if x is not None and x.gpu == o.gpu and x.count > o.count and x.fits
-                     and x.training and x.training.wall <= limit), key=lambda x: x.count)
-    if not faster:
-        return ""
-    why = t("lead.slow_training.yours" if stated else "lead.slow_training.default", lang,
-            days=f"{DEFAULT_TRAINING_DEADLINE.days:g}")
-    return t("lead.slow_training", lang, name=opt_name(faster[0], book), days=opt_days(faster[0], book, lang),
-             why=why)
 
 
 def _over_budget(ev: Analysis, book: Book, lang: str) -> str:
