@@ -211,6 +211,7 @@ def test_samples_in_a_training_chain_are_its_data(then: str, tokens: float) -> N
     c.respond("max seq len at batch 1?")
     after = c.respond(then).answer
     assert "inference" not in changed_line(after) and "prompt length" not in after, after[:600]
+    assert "training tokens 100 M tokens → " in changed_line(after)  # from the default the last answer was timed for
     assert c.state.slots.task == "qlora" and c.state.slots.train_tokens == tokens, c.state.slots
 
 

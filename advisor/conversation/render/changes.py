@@ -36,6 +36,9 @@ def changes_block(changes: list[Change], state: DialogState, ev: Analysis, book:
             continue  # said now, as the last answer had assumed it ("inference (default) → inference")
         if ch.old is None and ch.slot == "context" and state.last_workload.get("context"):
             old = book.tokens("previous context", int(state.last_workload["context"]), "previous turn", lang)
+        elif ch.old is None and ch.slot == "train_tokens" and state.last_workload.get("train_tokens"):
+            # the tokens the last answer was timed for (its default, or its samples at the sequence length)
+            old = book.tokens("previous training tokens", float(state.last_workload["train_tokens"]), "previous turn", lang)
         elif ch.old is None and ch.slot in ("weights", "context", "concurrency", "task", "region"):
             old = _effective(ch.slot, ev, book, lang, catalog)
         else:
