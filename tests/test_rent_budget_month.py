@@ -122,6 +122,7 @@ def test_a_training_month_budget_with_no_price_for_the_card_asks_for_one() -> No
     ("what can I rent for under $3 an hour to run qwen 32b", "en", 3.0),
     ("每小时预算 20 元，租什么卡跑 Qwen2.5-32B", "zh", 20.0),
     ("每小时不超过 20 元，租什么卡跑 Qwen2.5-32B", "zh", 20.0),
+    ("With ~$3/hr we want to host gemma 3 27b, which card to rent?", "en", 3.0),
 ])
 def test_a_ceiling_an_hour_is_no_price(text: str, lang: str, cap: float) -> None:
     s = extract(text.lower(), CAT, lang=lang)

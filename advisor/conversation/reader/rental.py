@@ -109,7 +109,8 @@ _RENT_WORD = re.compile(r"(?<![a-z])(?:rent\w*|leas\w*|cloud|instances?|on[- ]de
 # ("budget $2/hr", "under $3 an hour", "max $5/hour", "每小时预算 20 元", "每小时不超过 20 元") or after it ("$2/hr max",
 # "每小时 20 元以内")
 _CAP_BEFORE = re.compile(r"(?:budget(?:\s+(?:of|is))?|under|below|up\s+to|at\s+most|max(?:imum)?|no\s+more\s+than|"
-                         r"less\s+than|within|cap(?:ped)?(?:\s+(?:at|of))?|afford|预算|不超过|最多|低于|控制在)\s*[:：]?\s*$")
+                         r"less\s+than|within|cap(?:ped)?(?:\s+(?:at|of))?|afford|(?:^|\s)with|预算|不超过|最多|低于|控制在)"
+                         r"\s*[:：]?\s*(?:~|about|around|roughly)?\s*$")
 _CAP_AFTER = re.compile(r"^\s*(?:max(?:imum)?|at\s+most|or\s+less|tops|以内|以下|之内)(?![a-z])")
 _SPEND_WORD = re.compile(r"预算|budget|spend\w*|花费|开销|afford|api|tokens?|token|电费|salary|工资|"
                          r"(?<![a-z])(?:we\s+have|we've\s+got|we\s+got|allocat\w*|earmark\w*)(?![a-z])|我们有|能花|可以花|"
