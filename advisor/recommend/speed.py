@@ -43,8 +43,8 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
     if layout.plan is not None:
         return Speed(None, training_advice.training_figures(layout.plan, search.constraints.mfu is not None),
                      layout.plan.formulas[:1])
-    # start-up: `gpu-advisor recommend` never loads advisor.estimator.training or .preference
-    from advisor.estimator.preference import compute_factor
+    from advisor.estimator.preference import compute_factor  # start-up: loaded for a training speed only
+    # start-up: `gpu-advisor recommend` never loads advisor.estimator.training
     from advisor.estimator.training import BEST_CASE, PRIOR_CASE, estimate_train_time
 
     tokens = w.train_tokens or default_train_tokens(search.model, w)
