@@ -44,8 +44,7 @@ def speed(search: Search, gpu: GpuSpec, est: MemoryEstimate, w: Workload, layout
         return Speed(None, training_advice.training_figures(layout.plan, search.constraints.mfu is not None),
                      layout.plan.formulas[:1])
     from advisor.estimator.preference import compute_factor  # start-up: loaded for a training speed only
-    # start-up: `gpu-advisor recommend` never loads advisor.estimator.training
-    from advisor.estimator.training import BEST_CASE, PRIOR_CASE, estimate_train_time
+    from advisor.estimator.training import BEST_CASE, PRIOR_CASE, estimate_train_time  # start-up: likewise
 
     tokens = w.train_tokens or default_train_tokens(search.model, w)
     k = compute_factor(w)  # DPO: chosen + rejected through the policy and the reference's forward (×2.67 in full)
