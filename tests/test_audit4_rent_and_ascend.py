@@ -218,3 +218,27 @@ def test_preference_pairs_counted_in_chinese() -> None:
 
     s = extract("用 dpo 全参训练 qwen2.5-7b，8 张 h100，3 万对偏好数据，每条 2k token，要多久？", load_catalog(), lang="zh")
     assert s.train_tokens == 30_000 * 2_000
+
+
+@pytest.mark.parametrize("text, optimizer", [
+    ("how much vram for full finetuning llama 3.1 8b with 8-bit adam and grad checkpointing at 8k ctx", "adamw8bit"),
+    ("full fine-tune qwen2.5-7b using adamw_bnb_8bit", "adamw8bit"),
+    ("全参微调 Qwen2.5-7B，用 8bit 优化器，要多少显存", "adamw8bit"),
+    ("full finetune with sgd", "sgd"),
+])
+def test_an_optimizer_named_is_read_and_its_8_bits_are_not_the_weights(text: str, optimizer: str) -> None:
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    s = extract(text.lower(), load_catalog(), lang="en")
+    assert s.optimizer == optimizer and s.weights is None, s
+
+
+def test_8_bit_adam_shrinks_the_optimizer_states() -> None:
+    """bitsandbytes' 8-bit AdamW keeps 2 bytes of state a parameter instead of 8: Llama-3.1-8B's optimizer states
+    59.8 → 15.0 GiB (it had been ignored)."""
+    plain = number(r"optimizer states ([\d.]+) GiB", answer(
+        "how much vram for full finetuning llama 3.1 8b with grad checkpointing at 8k ctx"))
+    eight = number(r"optimizer states ([\d.]+) GiB", answer(
+        "how much vram for full finetuning llama 3.1 8b with 8-bit adam and grad checkpointing at 8k ctx"))
+    assert eight == pytest.approx(plain / 4, rel=0.01)

@@ -129,7 +129,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
         merged.concurrency = merged.qps = None  # "it's for a team of 300" replaces an earlier user count
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
-                 "zero", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
+                 "zero", "optimizer", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
                  "peak_share", "daily_each", "rent_cap_hour", "electricity"):
@@ -335,6 +335,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["lora_rank"] = s.lora_rank
     if s.zero is not None and task != "inference":
         kwargs["zero"] = s.zero
+    if s.optimizer is not None and task != "inference":  # "8-bit Adam": its bytes of state per parameter
+        kwargs["optimizer"] = s.optimizer
     if s.pinned_layout is not None and task in ("full", "pretrain"):  # degrees the planner keeps (reader.layout)
         kwargs["pinned_layout"] = s.pinned_layout
     try:

@@ -118,6 +118,7 @@ class Slots(Mutable):
     engine: str | None = None
     lora_rank: int | None = None
     zero: int | None = None
+    optimizer: str | None = None  # a training optimizer named ("8-bit Adam", "adamw_8bit"): Workload.optimizer
     pinned_layout: PinnedLayout | None = None  # parallel degrees fixed for training ("TP8 PP4", "EP 8"), reader.layout
     mfu: float | None = None  # a training MFU the user states ("assume 35% MFU"), as a fraction
     buy_or_rent: str | None = None

@@ -91,6 +91,15 @@ _ENGINES: list[tuple[re.Pattern[str], str]] = [
 _HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本|笔记本|台式机|(?:在)?本地(?:跑|运行|玩|试试?)|"
                    r"(?<![a-z])(?:at home|home (?:lab|pc|server|use|setup)|"
                    r"my (?:own )?(?:pc|laptop|desktop|gaming (?:pc|rig)|workstation)|gaming (?:pc|rig)|hobby\w*)(?![a-z])")
+# a training optimizer said by name (advisor.estimator.training_memory's bytes of state per parameter): bitsandbytes'
+# 8-bit AdamW ("8-bit adam", "adamw_8bit", "adamw_bnb_8bit", "paged_adamw_8bit", "8bit 优化器"), AdamW with its
+# state in bf16 ("bf16 adam", "pure bf16 optimizer"), plain SGD
+_OPTIMIZERS = (
+    ("adamw8bit", re.compile(r"8[\s\-_]*bit[\s\-_]*(?:paged[\s\-_]*)?adam\w*|(?:paged[\s\-_]*)?adamw?[\s\-_]*(?:bnb[\s\-_]*)?"
+                             r"8[\s\-_]*bit|8\s*(?:bit|位)\s*(?:的)?\s*(?:adam\w*|优化器)")),
+    ("adamw-bf16", re.compile(r"bf16[\s\-_]*(?:adam\w*|optimi[sz]er(?:\s+states?)?)|(?:adam\w*|优化器)(?:状态)?\s*(?:用|in)\s*bf16")),
+    ("sgd", re.compile(r"(?<![a-z])sgd(?![a-z])")),
+)
 _ZERO = re.compile(r"zero[\s\-_]*(?:stage)?[\s\-_]*(?P<n>[0-3])(?![0-9])")
 _MFU = re.compile(r"(?:mfu|model flops utili[sz]ation|算力利用率|利用率)\D{0,12}?(?P<a>\d{1,2}(?:\.\d+)?)\s*%|"
                   r"(?P<b>\d{1,2}(?:\.\d+)?)\s*%\s*(?:的\s*)?(?:mfu|model flops|算力利用率|利用率)")
@@ -193,6 +202,13 @@ def read_settings(t: Text, slots: Slots) -> None:
     m = _ZERO.search(s)
     if m:
         slots.zero = int(m.group("n"))
+    said = t.original.lower()  # the precision reader may have taken "8-bit" already
+    found = next(((name, m) for name, rx in _OPTIMIZERS if (m := rx.search(said))), None)
+    if found is not None:  # "8-bit Adam", "adamw_bnb_8bit", "8bit 优化器": its state per parameter
+        slots.optimizer = found[0]
+        rest = said[:found[1].start()] + " " + said[found[1].end():]
+        if found[0] == "adamw8bit" and slots.weights in ("int8", "bnb-int8") and not re.search(r"int8|8[\s\-_]*(?:bit|位)", rest):
+            slots.weights = None  # the 8 bits were the optimizer's, not the weights'
     m = _MFU.search(s)
     if m and 0 < float(m.group("a") or m.group("b")) <= 100:
         slots.mfu = float(m.group("a") or m.group("b")) / 100
