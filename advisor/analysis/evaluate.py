@@ -304,7 +304,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         cap = capacity(model, catalog.gpu(o.gpu), o, steps)
         if cap is not None:
             ev.capacity[key] = cap
-    if request.asks_token_cost and request.asks_full_load and one is not None and not any(m.count for m in request.named):
+    if request.asks_token_cost and request.asks_full_load and one is not None and not request.count_named:
         fuller_for_tokens(request, model, catalog, steps, ev, one)  # "on H100 at high load": the count that batches
     if request.job_requests and workload.task == "inference":
         batch_job(request, model, catalog, steps, ev, one)
@@ -323,8 +323,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             ev.load, _ = load_within_target(request, model, catalog.gpu(asked.gpu), asked,
                                             held_sequences(ev, asked) or 1, steps)
         c = request.constraints
-        counted = any(m.count for m in request.named)  # a card named bare ("rent H100s") leaves the count to the budget
-        if (one is None or not counted) and (c.monthly_rent_budget or (c.budget and c.budget_covers == "system")):
+        if (one is None or not request.count_named) and (c.monthly_rent_budget or (c.budget and c.budget_covers == "system")):
             budget_users(request, model, catalog, steps, ev)  # a month's rent is spent on users whatever was asked
 
 

@@ -59,7 +59,7 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
     A budget a month ("$40k a month", Constraints.monthly_rent_budget) rents instead: a copy's price is its cards
     around the clock for a month, count × price per GPU-hour × 730 h (the stated rate, else the catalog's quote),
     and cards nobody rents out are left out."""
-    from advisor.recommend.prices import budget_price, hourly_rent  # start-up: only a budget question prices copies
+    from advisor.recommend.prices import budget_price, hourly_rent, rent_quote  # start-up: only a budget prices copies
     from advisor.recommend.rank import leadable, mainstream_stack  # start-up: likewise
 
     c = request.constraints
@@ -106,11 +106,10 @@ def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, s
         users, spent, o, copies, per, load = best
         ev.budget_users = {"option": o, "copies": copies, "per_copy": per, "users": users, "spent": spent}
         if monthly:  # the rate, and the cards the month's budget rents in all (a copy's worth may leave some over)
-            rate = (price_of(o) or 0.0) / (o.count * HOURS_PER_MONTH)
-            cloud = o.tco.cloud if o.tco is not None else None
+            rate = hourly_rent(o) or 0.0  # priced, or it would not have been chosen (price_of)
+            provider, as_of = rent_quote(o)
             ev.budget_users.update(monthly=True, rate=rate, rentable=int(budget // (rate * HOURS_PER_MONTH)),
-                                   provider=cloud.provider if cloud is not None and cloud.stated_rate is None else None,
-                                   as_of=cloud.as_of if cloud is not None else None)
+                                   provider=provider, as_of=as_of)
         ev.load = load
         if ev.recommendation is not None:  # the configuration answered leads the options shown with it
             from advisor.recommend.recommender import same_config  # start-up: only a budget's copies reorder options
@@ -235,7 +234,7 @@ def batch_job(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, step
         copies = math.ceil(n / (rate_k * deadline))
         if one is not None or copies * opt_k.count < asked.count:
             # sized: the cards are the advisor's to count (none named, or a card named without a count)
-            sized = one is None or not any(m.count for m in request.named)
+            sized = one is None or not request.count_named
             ev.batch.update(deadline_s=deadline, copies=copies, copy_option=opt_k, copy_rate=rate_k, sized=sized)
     ev.batch["rent"] = job_rent(ev.batch, asked)
 
@@ -244,7 +243,7 @@ def job_rent(job: dict[str, Any], asked: Option) -> dict[str, Any] | None:
     """A batch job's cost rented by the GPU-hour: the cards it runs on × its time, at the stated or the catalog's
     price per GPU-hour (prices.hourly_rent). With copies for a deadline, each copy runs n ÷ (copies × one copy's rate)
     seconds; otherwise the configuration answered runs the job's whole time. None when nothing prices renting."""
-    from advisor.recommend.prices import hourly_rent  # start-up: only a batch job is costed by the hour
+    from advisor.recommend.prices import hourly_rent, rent_quote  # start-up: only a batch job is costed by the hour
 
     n = float(job["requests"])
     if job.get("copies"):
@@ -253,15 +252,14 @@ def job_rent(job: dict[str, Any], asked: Option) -> dict[str, Any] | None:
     else:
         opt = job["option"]
         gpus, seconds = opt.count, float(job["seconds"])
-    rate = hourly_rent(opt) or hourly_rent(asked)
+    priced = opt if hourly_rent(opt) else asked  # a layout tried for the job may carry no TCO: the asked card's
+    rate = hourly_rent(priced)
     if not rate:
         return None
-    tco = opt.tco or asked.tco
-    cloud = tco.cloud if tco is not None else None
+    provider, as_of = rent_quote(priced)
     gpu_hours = gpus * seconds / 3600
     return {"rate": rate, "gpus": gpus, "hours": seconds / 3600, "gpu_hours": gpu_hours, "cost": gpu_hours * rate,
-            "provider": cloud.provider if cloud is not None and cloud.stated_rate is None else None,
-            "as_of": cloud.as_of if cloud is not None else None}
+            "provider": provider, "as_of": as_of}
 
 
 def as_replicas(request: AnalysisRequest, model: ModelSpec, asked: Option, count: int,

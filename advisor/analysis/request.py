@@ -96,3 +96,9 @@ class AnalysisRequest(Frozen):
     reference_method: str = ""  # "DPO": a preference method that keeps a frozen reference model
     detail: Literal["answer", "options"] = "answer"
     strict: bool = False
+
+    @property
+    def count_named(self) -> bool:
+        """Whether a configuration was named with its count ("on 2 H100s"); a card named bare ("on rented H100s")
+        leaves the count to the analysis (a budget's copies, a job's day, the count that batches)."""
+        return any(m.count for m in self.named)

@@ -149,12 +149,26 @@ def budget_price(opt: Option, covers: str) -> float | None:
 
 
 def hourly_rent(opt: Option) -> float | None:
-    """The price per GPU-hour `opt`'s serving TCO rents its cards at (the stated rate, else the catalog's quote;
-    OptionTco.cloud: rent over the hours used ÷ those hours); None when it has none or prices a training job."""
+    """The price per GPU-hour `opt`'s TCO rents its cards at (the stated rate, else the catalog's quote;
+    OptionTco.cloud): serving, rent over the hours used ÷ those hours; a training job, the job's rent ÷ its own
+    GPU-hours (`_rent_the_job`); None when it has none or the cards are owned."""
     t = opt.tco
-    if t is None or t.cloud is None or t.basis != "serving_horizon" or t.gpu_hours_used <= 0:
+    if t is None or t.cloud is None:
+        return None
+    if t.basis == "training_job":
+        return t.cloud.cost.amount / t.cloud.gpu_hours if t.cloud.gpu_hours else None
+    if t.basis != "serving_horizon" or t.gpu_hours_used <= 0:
         return None
     return t.cloud.cost.amount / t.gpu_hours_used
+
+
+def rent_quote(opt: Option) -> tuple[str | None, str | None]:
+    """(provider, as-of date) of the quote `hourly_rent` prices at: the provider is None for the person's own
+    rate, both None when the option has no rent."""
+    cloud = opt.tco.cloud if opt.tco is not None else None
+    if cloud is None:
+        return None, None
+    return (cloud.provider if cloud.stated_rate is None else None), cloud.as_of
 
 
 def cost_of(o: Option) -> float:

@@ -113,7 +113,7 @@ def rent_within_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
         return ""
     from advisor.recommend.prices import hourly_rent  # start-up: only a rental budget prices the answer's rent
 
-    rate = hourly_rent(o) or _job_rate(o)
+    rate = hourly_rent(o)
     if rate is None:
         return ""
     if o.training is not None and o.training.gpu_hours:  # a training run rents its own GPU-hours once
@@ -137,15 +137,6 @@ def rent_within_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
     per = t("screen.rent_within.per_hour" if hourly else "screen.rent_within.per_month", lang, budget=budget)
     return t(key, lang, n=o.count, gpu=o.gpu_name, each=each, cost=cost,
              fit=t("screen.rent_within.ok" if within else "screen.rent_within.over", lang, budget=per))
-
-
-def _job_rate(o: Any) -> float | None:
-    """A training option's price per GPU-hour: its TCO's rent of the job ÷ the job's GPU-hours (prices._rent_the_job)."""
-    t_ = o.tco
-    cloud = t_.cloud if t_ is not None else None
-    if cloud is None or not cloud.gpu_hours:
-        return None
-    return float(cloud.cost.amount) / float(cloud.gpu_hours)
 
 
 def rent_cap_sentence(ev: Any, book: Book, lang: str) -> str:
