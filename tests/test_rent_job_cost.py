@@ -88,3 +88,13 @@ def test_dollars_a_month_asked_gives_the_month() -> None:
 def test_power_a_month_is_not_rent() -> None:
     head = answer("electricity cost per month for a 8x H100 server running 24/7").split("\n\n")[0]
     assert "Electricity" in head or "electricity" in head, head
+
+
+def test_items_pushed_through_a_model_are_a_batch_job_costed_as_one() -> None:
+    """"Push 2 million support tickets through Mistral Nemo on rented L40S": a job of requests, not 1.2B tokens of
+    training data; its cost is GPUs × hours × rate (it had been a month of rent)."""
+    head = answer("roughly what'd it cost us to push 2 million support tickets (~600 tokens each) through Mistral "
+                  "Nemo on rented L40S boxes?").split("\n\n")[0]
+    assert "2,000,000 requests" in head and "requests of 600 tokens in" in head, head
+    gpus, hours, rate = (number(rx, head) for rx in (r"(\d+) GPUs ×", r"GPUs × ([\d.]+) hours", r"at \$([\d.]+) per GPU"))
+    assert number(r"the job costs about \$([\d,.]+)", head) == pytest.approx(gpus * hours * rate, rel=0.02)

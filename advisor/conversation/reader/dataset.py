@@ -68,6 +68,8 @@ MAX_EPOCHS = 100  # more is a misreading (a step count, a year), not a fine-tuni
 # 50 万条数据", "classify 200k tickets", "offline batch of 30k prompts"), with no training word in the message
 _BATCH_CUE = re.compile(r"(?<![a-z])(?:batch|offline|summari[sz]\w*|classif\w*|translat\w*|label\w*|annotat\w*|tag(?:ging)?|"
                         r"extract\w*|process\w*|rewrite|rewriting|score|scoring|run (?:it |them )?(?:over|through|on))(?![a-z])|"
+                        # "push 2 million tickets through Mistral Nemo", "feed 500k docs into the model"
+                        r"(?<![a-z])(?:push|pass|feed|pipe|send|put)\w*\s+(?:[^\s.;!?]+\s+){0,8}?(?:through|into)(?![a-z])|"
                         r"批量|离线|跑批|摘要|总结|分类|翻译|标注|打标|抽取|提取|处理|清洗|改写|跑完|过一遍")
 # a time asked for the items alone ("500k prompts, 1k in / 500 out: hours on one H100?"): a job too, unless the time is
 # a request's own (first token, latency) or the count is a prompt length ("8k prompts": prompts of 8k tokens)
