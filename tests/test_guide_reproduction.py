@@ -185,10 +185,11 @@ SIZE_CASES: tuple[Case, ...] = (
     _size("13B参数", "production", "2×RTX 5090D", "rtx-5090d", 2, "llama-2-13b", infer(concurrency=8), "fits", (),
           2, "agrees", "g000-13b-production-2x5090d"),
     # --- 70B -------------------------------------------------------------------------------------------------
-    _size("70B参数", "training_min", "8×A100 80GB", "a100-80g-sxm", 8, "llama-2-70b", train(), "short", RAM, 32,
+    _size("70B参数", "training_min", "8×A100 80GB", "a100-80g-sxm", 8, "llama-2-70b", train(), "short", RAM, 24,
           "1.1 TB of model states exceed 8 × 80 GiB; offloading the optimizer needs more host RAM than one node has "
-          "(DeepSpeed's estimate against 512 GiB); in GPU memory the planner needs 32 cards, since DeepSpeed's "
-          "estimator counts 18 B/param (fp32 gradient partitions) where the ZeRO paper's 16 B/param would fit 16",
+          "(DeepSpeed's estimate against 512 GiB); in GPU memory the planner needs 24 cards (three servers), since "
+          "DeepSpeed's estimator counts 18 B/param (fp32 gradient partitions) where the ZeRO paper's 16 B/param "
+          "would fit 16",
           "g000-70b-training"),
     _size("70B参数", "finetune_min", "4×A100 80GB", "a100-80g-sxm", 4, "llama-2-70b", lora(), "fits", (), 4,
           "agrees (ZeRO-3 shards the 16-bit base four ways)", "g000-70b-finetune"),
@@ -213,9 +214,9 @@ SIZE_CASES: tuple[Case, ...] = (
           "fits", (), 8, "one node of 8 holds the FP16 weights and 8 sequences; the guide's 16 span two nodes",
           "g000-130b-production-16xh100"),
     # --- 300B+ -----------------------------------------------------------------------------------------------
-    _size("300B+参数", "training_min", "32×H100", "h100-sxm", 32, "llama-3.1-93l", train(), "short", RAM, 128,
+    _size("300B+参数", "training_min", "32×H100", "h100-sxm", 32, "llama-3.1-93l", train(), "short", RAM, 80,
           "4.8 TB of model states exceed 32 × 80 GiB; offloading the optimizer needs more host RAM per node than "
-          "four nodes have; 128 cards hold ZeRO-3 in GPU memory (no tensor/pipeline parallel training layouts)",
+          "four nodes have; 80 cards (ten servers, TP 8 × ZeRO-3 over 10) hold them in GPU memory",
           "g000-300b-training"),
     _size("300B+参数", "finetune_min", "16×H100", "h100-sxm", 16, "llama-3.1-93l", lora(), "fits", (), 16,
           "agrees", "g000-300b-finetune"),

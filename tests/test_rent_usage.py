@@ -201,7 +201,8 @@ def test_cheaper_to_rent_is_a_rent_or_buy_question(lang: str, text: str) -> None
 def test_rent_or_buy_prices_the_recommended_cards_even_when_no_cloud_lists_them() -> None:
     """Story 1 (China, 100 users at peak): the verdict buys and rents the configuration the answer recommends; a
     China-market card no provider lists (RTX 4090 D) is rented at the price of the card it is cut down from, said
-    so, instead of switching the verdict to another option (it was a used RTX 3090 rig)."""
+    so, instead of switching the verdict to another option (it was a used RTX 3090 rig); a card no cloud rents
+    at all is said to be so before the rent of the first option that is rented."""
     turn = Conversation(lang="zh").respond("我们要上线客服机器人，Qwen2.5-32B，平时 30 并发，高峰 100，上下文 8k，国内机房，"
                                            "预算 50 万以内。买卡还是租云？")
     lead = turn.options[0]
@@ -209,6 +210,8 @@ def test_rent_or_buy_prices_the_recommended_cards_even_when_no_cloud_lists_them(
     assert f"{lead['count']}× {lead['gpu_name']}" in first, (lead["gpu_name"], first)
     gpu = default_catalog().find_gpu(lead["gpu"])
     assert gpu is not None
-    if not gpu.cloud:
-        base = default_catalog().find_gpu(gpu.china.china_variant_of or "")
+    if not gpu.cloud and gpu.china.china_variant_of:  # rented at the price of the card it is cut down from
+        base = default_catalog().find_gpu(gpu.china.china_variant_of)
         assert base is not None and base.name in second, second
+    elif not gpu.cloud:  # no cloud rents it at all: said, and the rent is the first rentable option's
+        assert f"目录里没有云厂商出租推荐采购的 {lead['count']}× {lead['gpu_name']}" in first, first

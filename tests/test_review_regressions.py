@@ -180,10 +180,11 @@ def test_count_only_follow_up_changes_label_and_alternatives():
     assert "总显存需求（不分片）" in fp8 and "单卡显存需求" not in fp8
     four = ask(story, "What if we only have four cards?").answer
     changed = next(line for line in four.splitlines() if line.startswith("**What changed:**"))
-    # four of the leading option's cards are compared: since issue 30 the lead is new hardware, no longer the used
-    # 8-GPU A6000 server; since the price-freshness policy (Dec 5) not the RTX 4090 D priced from its 2023 launch
-    # MSRP but the RTX 5090 D V2 (2025 price)
-    assert "none (whole catalog) → 4× GeForce RTX 5090 D V2" in changed and "memory" not in changed.lower()
+    # four of the leading option's cards are compared (since issue 30 the lead is new hardware, no longer the used
+    # 8-GPU A6000 server), whichever card leads
+    lead = ask(story).options[0]
+    assert "used" not in lead["labels"]
+    assert f"none (whole catalog) → 4× {lead['gpu_name']}" in changed and "memory" not in changed.lower()
     assert "16× GeForce RTX 3090" not in four
     assert "No configuration of at most 4 GPUs" in four  # 4× H20 is over the ¥500k budget, A800/H800 are blocked
     four_en = ask("Serve Llama-3.1-70B FP8 at 64 concurrency, 8k context", "what about 4 cards?").answer

@@ -15,7 +15,7 @@ fits the host RAM assumed per node (`DEFAULT_CPU_RAM_BYTES`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -341,25 +341,63 @@ def resolve_inputs(workload: Workload, constraints: Constraints, catalog: Catalo
 
 
 def first_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> Sizing | None:
-    """The smallest layout on `gpu` whose memory fits with headroom, or None."""
+    """The smallest layout on `gpu` whose memory fits with headroom, or None. Whole servers are tried doubling
+    (`counts`); when a doubling fits after one that did not, the server counts in between are bisected
+    (`_fewest_nodes`), so a 72B full fine-tune on H100 is 3 servers (24 GPUs), not the 4 the doubling reached."""
     pairs = machine_pairs(gpu, pairs)
     if not stack_runs(gpu, search.workload):
         return None
-    if training_advice.planned(search.workload):
-        return planned_fit(search, gpu, pairs)
+    at = _planned_at if training_advice.planned(search.workload) else _layout_at
+    per_node = search.constraints.max_gpus_per_node
+    missed = 0  # the most whole servers tried that did not fit
     for count, nodes in pairs:
-        for layout in layouts_for(search, count, nodes):
-            if weights_cannot_fit(search, gpu, layout):
-                continue
-            found = memory_of(search, gpu, layout)
-            if found is None:
-                continue
-            est, w = found
-            if sized(est, gpu):
-                return roomier(search, gpu, Sizing(est, w, layout))
-            if w.is_training and unshardable_exceeds(est, gpu):
-                return None  # activations and runtime overhead do not shrink with more data-parallel GPUs
+        found = at(search, gpu, count, nodes)
+        if found is _NEVER:
+            return None
+        if isinstance(found, Sizing):
+            return _fewest_nodes(search, gpu, at, missed, found) if missed else found
+        if count == nodes * per_node:
+            missed = nodes
     return None
+
+
+class _Never:
+    """A count's answer that no larger count can change (training activations that do not shard)."""
+
+
+_NEVER = _Never()
+_At = Callable[[Search, GpuSpec, int, int], "Sizing | _Never | None"]
+
+
+def _layout_at(search: Search, gpu: GpuSpec, count: int, nodes: int) -> Sizing | _Never | None:
+    """The first of `count`'s layouts that fits with headroom (serving: the roomier group when near capacity)."""
+    for layout in layouts_for(search, count, nodes):
+        if weights_cannot_fit(search, gpu, layout):
+            continue
+        found = memory_of(search, gpu, layout)
+        if found is None:
+            continue
+        est, w = found
+        if sized(est, gpu):
+            return roomier(search, gpu, Sizing(est, w, layout))
+        if w.is_training and unshardable_exceeds(est, gpu):
+            return _NEVER  # activations and runtime overhead do not shrink with more data-parallel GPUs
+    return None
+
+
+def _fewest_nodes(search: Search, gpu: GpuSpec, at: _At, missed: int, found: Sizing) -> Sizing:
+    """Between `missed` whole servers (no fit) and `found` (fits), the fewest servers that fit, by bisection: the
+    memory per GPU only falls as servers are added (more shards of the weights and states, more pipeline stages)."""
+    per_node = search.constraints.max_gpus_per_node
+    lo, hi = missed, found.layout.nodes
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        tried = at(search, gpu, mid * per_node, mid)
+        if isinstance(tried, Sizing):
+            hi, found = mid, tried
+        else:
+            lo = mid
+    return found
 
 
 def wider_groups(search: Search, gpu: GpuSpec, found: Sizing) -> Iterator[Sizing]:
@@ -393,21 +431,19 @@ def roomier(search: Search, gpu: GpuSpec, found: Sizing) -> Sizing:
     return next((s for s in wider_groups(search, gpu, found) if not near_capacity(s.estimate, gpu)), found)
 
 
-def planned_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) -> Sizing | None:
-    """Pre-training / full fine-tuning: the smallest count at which the parallelism planner finds a layout, or
-    where ZeRO-Offload (which the planner does not search) holds the model states in host RAM; a layout the user
-    pinned (TP/PP) is the planner's only, with no offload in its stead."""
+def _planned_at(search: Search, gpu: GpuSpec, count: int, nodes: int) -> Sizing | None:
+    """Pre-training / full fine-tuning at `count`: the parallelism planner's layout, else ZeRO-Offload (which the
+    planner does not search) holding the model states in host RAM; a layout the user pinned (TP/PP) is the
+    planner's only, with no offload in its stead, and "without offloading" rules offload out."""
+    found = planned(search, gpu, count, nodes)
+    if found is not None:
+        return found
     w = search.workload
-    for count, nodes in pairs:
-        found = planned(search, gpu, count, nodes)
-        if found is not None:
-            return found
-        # "without offloading", or a layout the user pinned: no ZeRO-Offload stand-in
-        offloaded = [] if search.constraints.no_offload or w.pinned_layout is not None else training_layouts(w, count, nodes)
-        for layout in (lay for lay in offloaded if lay.offload != "none"):
-            memory = memory_of(search, gpu, layout)
-            if memory is not None and sized(memory.estimate, gpu):
-                return Sizing(*memory, layout)
+    offloaded = [] if search.constraints.no_offload or w.pinned_layout is not None else training_layouts(w, count, nodes)
+    for layout in (lay for lay in offloaded if lay.offload != "none"):
+        memory = memory_of(search, gpu, layout)
+        if memory is not None and sized(memory.estimate, gpu):
+            return Sizing(*memory, layout)
     return None
 
 
