@@ -85,6 +85,9 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
                        r"(?:[\w+.-]+\s+){1,4}(?:gpus?|cards?|accelerators?|chips?|npus?|machines?|units?|boxes)\b|"
                        r"(?:intel\s+)?gaudi|(?:huawei\s+)?ascend|mac\s*(?:studio|mini)s?|dgx|(?:amd\s+)?instinct)|"
                        r"number of (?:gpus?|cards?)|number of [a-z0-9 -]{1,20}(?:needed|required)|需要几|要几|"
+                       # "the fewest H100 GPUs that can …", "minimum number of A100s", "least amount of cards"
+                       r"(?<![a-z])(?:fewest|min(?:imum)?|least|smallest)\s+(?:number|count|amount)\s+of\b|"
+                       r"(?<![a-z])fewest\s+(?:[\w+.-]+\s+){0,3}?(?:gpus?|cards?|accelerators?|chips?|npus?|[abhl]\d{2,3}s?)\b|"
                        # "…, how many?", "how many would I need?", "how many of those": the count of the card named
                        r"(?<![a-z])how many(?:\s+(?:do|would|will|should|must)\s+(?:i|we|you)(?:\s+(?:need|want))?)?\s*(?:[?？]|$)|"
                        r"(?<![a-z])how many (?:do|would|will|should) (?:i|we|you) need|(?<![a-z])how many of (?:those|these|them)|"
