@@ -1,7 +1,8 @@
 """Held-out serving rows (benchmarks/serving_validation.yaml, `held_out: true`): published measurements added after
 the serving model was built and never used to fit a constant. They come from sources independent of the fitted ones
 (the TensorRT-LLM perf overview's other lengths and its 1.x release, SemiAnalysis InferenceX sweeps of SGLang and
-vLLM on H200, H100 and MI300X, gpustack's performance lab on one H100 or A100, one-user SGLang on 8 B200). The count
+vLLM on H200, H100 and MI300X, gpustack's performance lab on one H100 or A100, one-user SGLang on 8 B200, the vLLM
+FP8-KV blog, AMD's and Oracle's MI300X tables, and vLLM/SGLang pull requests that post their benchmark runs). The count
 within tolerance must not fall below what the model reaches today."""
 
 from __future__ import annotations
@@ -32,7 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # GLM-4.6 falls to −55 %. 69 of 105. Then the per-request overheads taken as the mean of what the fitted sources' TTFT
 # rows leave after the prefill (vLLM 20 → 27 ms, SGLang 5 → 15 ms; engines.yaml request_s): gpustack's two SGLang
 # rows at 4 users come within (TTFT −2 / −27 %); its vLLM rows stay out (−35…−41 %). 71 of 105.
-HELD_OUT_FLOOR = 71
+# 2026-12-07, 33 more published rows scored before any change to the model (vLLM FP8-KV blog on H100/B200, AMD's
+# vLLM 0.10.1 MI300X table, Oracle's 2024 MI300X 405B runs, vLLM/SGLang kernel-tuning PRs on MI300X, H200, H20, L40S
+# and an H100 NVL issue): 13 within. The 20 misses carry `known_miss`; every one over-predicts speed (2024
+# ROCm vLLM +25…+64 %; KV-cache overflow with preemption +31 / +42 %; small-active MoE — Qwen3-30B-A3B block-FP8 on
+# MI300X +166…+209 %, Qwen3-Next on H200/H20 +32…+72 %, gpt-oss-20b one-user TPOT on B200 −27 %; untuned block-FP8
+# on L40S +37 %; ShareGPT on H100 NVL +70 %; FP8 KV on gpt-oss-20b +28 %; 70B 128/4096 on MI300X +26 %).
+# 84 of 138.
+HELD_OUT_FLOOR = 84
 
 
 
