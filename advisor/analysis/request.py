@@ -92,6 +92,7 @@ class AnalysisRequest(Frozen):
     asks_token_cost: bool = False  # "what does a million tokens cost on …?"
     asks_why_count: bool = False  # "why does 70B need two GPUs?": the reason for the count first
     asks_cheapest: bool = False  # "the cheapest hardware for R1": the lowest purchase that fits first
+    asks_minimum: bool = False  # "Kimi K2 最低配置": the lowest purchase of new hardware that fits first
     engines: tuple[str, ...] = ()  # serving engines compared ("vLLM or llama.cpp?"), each sized and timed
     reference_method: str = ""  # "DPO": a preference method that keeps a frozen reference model
     detail: Literal["answer", "options"] = "answer"

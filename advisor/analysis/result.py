@@ -180,6 +180,7 @@ class Analysis(msgspec.Struct):
     asks_token_cost: bool = False  # "what does a million tokens cost on it?": the cost per token first
     asks_why_count: bool = False  # "why does 70B need two GPUs?": the reason for the count first
     asks_cheapest: bool = False  # "the cheapest hardware for R1": the lowest purchase that fits first
+    asks_minimum: bool = False  # "Kimi K2 最低配置": the lowest purchase of new hardware that fits first
     engines: list[EngineRun] = msgspec.field(default_factory=list)  # engines compared on one configuration
     reference_method: str = ""  # "DPO": the frozen reference model is said first (what the sizing assumes)
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named

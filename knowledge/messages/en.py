@@ -852,6 +852,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.which.cards": "{name}: {cards} for the cards, within your {budget} for GPUs (with a whole machine around them about {machine})",
     "screen.cheapest": "The cheapest configuration that fits is {buy}. Run with {lay}: {need} per GPU of {usable} usable{tail}.",
     "screen.cheapest.instead": " The one I recommend is {buy}{why}.",
+    "screen.minimum": "The minimum configuration, the lowest purchase of new hardware that fits, is {buy}. Run with "
+                      "{lay}: {need} per GPU of {usable} usable{tail}.",
     "screen.cheapest.lacks": " (the cheapest: {lacks})",
     "screen.cheapest.higher_tco": "a higher {years}-year TCO, {tco} against {other}",
     "screen.which": "I recommend {buy}. Run with {lay}: {need} per GPU of {usable} usable{tail}.",

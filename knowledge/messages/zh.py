@@ -848,6 +848,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.which.cards": "{name}：显卡 {cards}，在您 {budget} 的显卡预算内（连同整机约 {machine}）",
     "screen.cheapest": "能装下的最便宜配置是 {buy}。{lay}：每卡 {need}，可用 {usable}{tail}。",
     "screen.cheapest.instead": "我推荐的是 {buy}{why}。",
+    "screen.minimum": "最低配置（能装下的新卡方案里购置最便宜的）是 {buy}。{lay}：每卡 {need}，可用 {usable}{tail}。",
     "screen.cheapest.lacks": "（最便宜的那个：{lacks}）",
     "screen.cheapest.higher_tco": "{years} 年总拥有成本更高，{tco} 对 {other}",
     "screen.which": "建议 {buy}。{lay}：每卡 {need}，可用 {usable}{tail}。",

@@ -341,6 +341,16 @@ _CHEAPEST = re.compile(r"(?<![a-z])(?:cheapest|least expensive|lowest[\s-]cost|m
                        r"价格最低|最低价|最实惠|预算最低|最少的钱|有没有更便宜|更便宜的(?:方案|配置|选择|卡)|便宜(?:一)?点的|"
                        r"(?<![a-z])(?:cheaper|less expensive|more affordable) (?:option|alternative|setup|config\w*|one|way|hardware)|"
                        r"(?:something|anything) cheaper")
+# "Kimi K2 最低配置是什么", "minimum hardware requirements for R1", "bare minimum to run a 70B": the smallest NEW
+# purchase that runs it (the cheapest answer, used cards aside: a minimum configuration is something one can buy and
+# build, not a rig of second-hand cards); not "minimum number of GPUs", which asks for a count
+_MINIMUM_CONFIG = words(zh=r"(?<!成本)(?<!价格)(?<!费用)(?<!花费)(?<!预算)(?<!功耗)(?<!延迟)(?<!电费)"  # "成本最低的配置": the cheapest
+                           r"(?:最低(?:的)?(?:配置|硬件|门槛)|最低(?:的)?(?:要求|需求)(?![\s:：是]*(?:每|\d|首))|最小(?:的)?(?:配置|硬件))|"
+                           r"起步配置|入门配置|"
+                           r"最低(?:需要|要)什么|至少(?:需要|要)什么(?:配置|硬件|卡)",
+                        en=r"(?:bare\s+)?(?:minimum|minimal|min)\s+(?:hardware\s+|system\s+|gpu\s+|vram\s+)?"
+                           r"(?:requirements?|reqs|specs?|config(?:uration)?s?|setup|set-up|hardware|rig|build)|"
+                           r"bare minimum|entry[\s-]level (?:setup|config\w*|hardware|rig)")
 # "Do I need InfiniBand for 4 nodes?", "4 台服务器训练需要 IB 网络吗", "is 100GbE enough between the servers": the network
 # between servers a training job needs (advisor.analysis.fabric)
 _NET = r"(?:infiniband|(?<![a-z])ib(?![a-z])|roce(?:v2)?|rdma|(?:100|200|400|800)\s*g(?:b(?:e|it)?|/s)?(?![a-z0-9])|ethernet|以太网|ib\s*网络?|高速网络?|组网|网络互联|节点间网络|机间网络|服务器间网络|inter-?node network|network between (?:the )?(?:servers|nodes))"
@@ -419,7 +429,7 @@ _OOM = words(zh=r"爆显存|显存溢出|撑爆|(?:会不会|会|能不能|可�
                 r"(?:memory|vram) (?:blow|run)s? (?:up|out)")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
                    "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
-                   "p99", "fits", "oom", "e2e", "global_batch"]
+                   "p99", "fits", "oom", "e2e", "global_batch", "minimum"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
@@ -427,7 +437,7 @@ QUESTIONS: dict[Question, re.Pattern[str]] = {
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
     "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
     "p99": _P99, "fits": _FITS, "oom": _OOM, "e2e": _E2E_QUESTION,
-    "global_batch": _GLOBAL_BATCH,
+    "global_batch": _GLOBAL_BATCH, "minimum": _MINIMUM_CONFIG,
 }
 
 

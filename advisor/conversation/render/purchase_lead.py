@@ -80,17 +80,22 @@ def cheapest_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     """"The cheapest hardware to run R1?": the fitting configuration with the lowest full purchase (cards and
     servers, advisor.estimator.cost.estimate_tco) first, worded as the cheapest; then the recommended one when it
     differs, with its purchase and what the cheapest lacks (near its memory limit, a target missed). None when the
-    recommendation already leads with the cheapest or nothing fitting is priced."""
+    recommendation already leads with the cheapest or nothing fitting is priced. A minimum configuration asked
+    ("最低配置", "minimum hardware requirements") is the cheapest of the new ones where any is priced: what one can
+    buy and build, not a rig of second-hand cards."""
     rec = ev.recommendation
     if rec is None or ev.user_options:
         return None
     priced = [o for o in rec.options if o.fits and o.tco is not None and o.tco.purchase.total
               and "existing" not in o.labels]
     priced = [o for o in priced if o.meets_targets] or priced  # the targets and rules met, where any meets them
+    minimum = bool(getattr(ev, "asks_minimum", False))
+    if minimum:
+        priced = [o for o in priced if "used" not in o.labels] or priced
     cheapest = min(priced, key=lambda o: o.tco.purchase.total.amount, default=None)
     if cheapest is None:
         return None
-    led = which_lead(cheapest, ev, book, lang, key="screen.cheapest")
+    led = which_lead(cheapest, ev, book, lang, key="screen.minimum" if minimum else "screen.cheapest")
     if top is not None and top is not cheapest and top.fits:
         lacks = misses(cheapest, lang)
         if cheapest.near_capacity:
