@@ -155,8 +155,20 @@ def test_economics_data_is_dated_and_cited():
     assert cited <= set(CAT.sources), cited - set(CAT.sources)
     for c in (ECON.exchange_rate_cny_per_usd, ECON.pue, *ECON.electricity_price.values()):
         assert isinstance(c.as_of, dt.date) and c.source
-    for tier in ECON.server_tiers.values():
-        assert tier.as_of and tier.source and tier.price > 0
+    for key, tier in ECON.server_tiers.items():  # only a complete machine (a Mac, DGX Spark) adds nothing around it
+        assert tier.as_of and tier.source and (tier.price > 0 and tier.power_w > 0 or key == "machine")
+
+
+def test_a_complete_machine_is_bought_and_powered_whole():
+    """A Mac Studio's catalog price and power are the machine's: no workstation tier is added (it had been $1,291 and
+    200 W more, 9412 kWh a year for one Mac), where a consumer card still goes into a workstation."""
+    mac = estimate_tco(CAT.gpu("mac-studio-m3-ultra-96g"), 1, ECON, currency="USD", years=3)
+    assert mac.server_tier == "machine" and mac.purchase_rest.amount == 0
+    assert mac.purchase_total.amount == mac.purchase_gpus.amount
+    kw = CAT.gpu("mac-studio-m3-ultra-96g").tdp_w / 1000
+    assert mac.energy_kwh_per_year == pytest.approx(kw * 8760 * ECON.pue.value, rel=0.01)
+    card = estimate_tco(CAT.gpu("rtx-4090"), 1, ECON, currency="USD", years=3)
+    assert card.server_tier == "workstation-2" and card.purchase_rest.amount > 0
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -256,7 +256,7 @@ class ServerTier(_Strict):
     label: str
     label_zh: str
     max_gpus: Annotated[int, Meta(ge=1, le=16)]
-    price: PositiveFloat  # per server, in `currency`
+    price: Annotated[float, Meta(ge=0)]  # per server, in `currency` (0: a complete machine, nothing around it)
     currency: Literal["CNY", "USD"]
     power_w: Annotated[float, Meta(ge=0)]  # platform power at full load, excluding GPUs
     as_of: dt.date

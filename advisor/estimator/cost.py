@@ -52,9 +52,12 @@ def _m(amount: float, currency: str) -> Money:
 
 def server_tier(gpu: GpuSpec, count: int, econ: Economics) -> tuple[str, ServerTier]:
     """The guides' server tier that hosts `count` of `gpu`: SXM/OAM modules go into HGX-class baseboards, consumer
-    cards into workstations (2, then 4 per box) and beyond that, like PCIe datacenter cards, into 8-slot servers."""
+    cards into workstations (2, then 4 per box) and beyond that, like PCIe datacenter cards, into 8-slot servers; a
+    machine whose accelerator is its system-on-chip (interface "soc") has nothing around it to buy or power."""
     tiers = econ.server_tiers
-    if gpu.interface in ("sxm", "oam"):
+    if gpu.interface == "soc":  # a Mac, DGX Spark or Ryzen AI Max box: the machine is the whole system
+        key = "machine"
+    elif gpu.interface in ("sxm", "oam"):
         key = "hgx-8"
     elif gpu.segment in ("consumer", "workstation") and count <= 2:
         key = "workstation-2"
@@ -262,9 +265,10 @@ def _purchase(gpu: GpuSpec, count: int, econ: Economics, currency: str, gpu_pric
     servers = math.ceil(count / tier.max_gpus)
     tier_price = econ.to_currency(tier.price, tier.currency, currency)
     prices = [DatedValue(name=f"{gpu.name} per card ({unit_kind})", value=unit, unit=currency, as_of=unit_date,
-                         source=unit_src),
-              DatedValue(name=f"server tier {tier_key} (rest of system)", value=tier_price, unit=currency,
-                         as_of=tier.as_of, source=",".join(tier.source))]
+                         source=unit_src)]
+    if tier_price:  # a complete machine (tier price 0) has no rest of system to date
+        prices.append(DatedValue(name=f"server tier {tier_key} (rest of system)", value=tier_price, unit=currency,
+                                 as_of=tier.as_of, source=",".join(tier.source)))
     bought = _Purchase(unit, unit_date, unit_kind, unit_src, tier_key, tier, servers, tier_price,
                        count * unit, servers * tier_price)
     return bought, prices

@@ -5,12 +5,13 @@ LLaMA-Factory (with its DeepSpeed configs) for fine-tuning, Megatron-LM for the 
 from __future__ import annotations
 
 from advisor.recommend import training_advice
-from advisor.recommend.search import Layout, Search, precision
+from advisor.recommend.search import Layout, Search, engine_for, precision
 from advisor.workload import Workload
 from knowledge.schemas import GpuSpec, ModelSpec, QuantCheckpoint
 
 VLLM_QUANTIZATION = {"awq-int4": "awq", "gptq-int4": "gptq", "gptq-int8": "gptq", "fp8": "fp8",
                      "bnb-int8": "bitsandbytes", "nf4": "bitsandbytes"}  # weight format → vLLM --quantization
+GGUF_TYPE = {"bf16": "BF16", "fp16": "F16", "fp32": "F32"}  # a 16-bit GGUF's file type (llama.cpp's names)
 FINETUNING_TYPE = {"lora": "lora", "qlora": "lora", "freeze": "freeze", "full": "full", "pretrain": "full"}
 
 
@@ -24,15 +25,17 @@ def launch_hint(search: Search, gpu: GpuSpec, w: Workload, layout: Layout) -> st
 
 
 def _serving_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> str:
-    """`llama-server` for a GGUF format, else `vllm serve` on the instruction-tuned (or quantised) checkpoint: one
+    """`llama-server` for a GGUF format or a card only llama.cpp serves (Apple silicon), else `vllm serve` on the instruction-tuned (or quantised) checkpoint: one
     replica's command (`w` is sized for one replica: its share of the users), × the replicas behind a load balancer."""
     repo = m.hf_repo_chat or m.hf_repo or m.id  # a chat service serves the instruction-tuned checkpoint
     fmt = "awq-int4" if w.weights == "int4" else w.weights or ""  # generic 4-bit: the AWQ checkpoint
     quant = VLLM_QUANTIZATION.get(fmt, "")
     ckpt = quantized_checkpoint(m, fmt)
-    if fmt.startswith("q"):
+    gguf = fmt.startswith("q") or engine_for(gpu, w) in ("llama.cpp", "ollama")  # a Mac serves BF16 as a GGUF too
+    if gguf:
         split = f" --tensor-split {','.join(['1'] * layout.tp)}" if layout.tp > 1 else ""  # one copy's GPUs
-        model_arg = f"-hf {ckpt.repo}:{fmt.upper()}" if ckpt else f"-m <{fmt.upper()} GGUF of {repo}>"
+        name = GGUF_TYPE.get(fmt, fmt.upper() or "BF16")
+        model_arg = f"-hf {ckpt.repo}:{name}" if ckpt else f"-m <{name} GGUF of {repo}>"
         copies = f" (× {layout.dp} replicas behind a load balancer)" if layout.dp > 1 else ""
         return (f"llama-server {model_arg} -c {w.context} -ngl 999 "
                 f"--parallel {w.concurrency}{split}{copies}")

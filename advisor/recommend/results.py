@@ -236,7 +236,7 @@ def purchase_line(o: Option, lang: str = "en") -> str:
     cur = total.currency
     gpus, rest = purchase.gpus if purchase else None, purchase.rest_of_system if purchase else None
     parts = t("purchase.parts", lang, n=servers, gpus=money(gpus.amount, cur),
-              rest=money(rest.amount, cur)) if gpus and rest else ""
+              rest=money(rest.amount, cur)) if gpus and rest and rest.amount else ""  # a machine: no parts
     tco_text = money(tco.amount, tco.currency) if tco else ""
     return (t("purchase.buy", lang, name=name, buy=money(total.amount, cur), parts=parts)
             + (t("purchase.tco", lang, years=years, tco=tco_text) if tco_text else ""))

@@ -33,7 +33,8 @@ def rec_cost(o: Option, book: Book, lang: str, buy_or_rent: str | None, asked_ye
     if p.total:
         total = money_of(book, "purchase (GPUs and servers)", p.total, src)
         gpus = money_of(book, "purchase: GPUs", p.gpus, src) if p.gpus else ""
-        rest = money_of(book, "purchase: rest of the servers", p.rest_of_system, src) if p.rest_of_system else ""
+        rest = (money_of(book, "purchase: rest of the servers", p.rest_of_system, src)
+                if p.rest_of_system and p.rest_of_system.amount else "")  # a complete machine has no rest
         lines.append(message("cost.purchase", lang, total=total,
                              parts=message("cost.purchase_parts", lang, gpus=gpus, rest=rest) if gpus and rest else ""))
     if t.power_per_year:
