@@ -373,3 +373,15 @@ def test_llama_cpp_layer_split_is_not_tensor_parallel() -> None:
     assert gguf.layout.engine == "llama.cpp" and awq.layout.engine == "vllm"
     assert "sizing-pcie-tensor-parallel" not in {f.rule_id for f in gguf.findings}
     assert "sizing-pcie-tensor-parallel" in {f.rule_id for f in awq.findings}
+
+
+def test_launch_hint_on_a_mac_is_llama_server() -> None:
+    """A Mac serves with llama.cpp (vLLM does not use its GPU): its launch line is llama-server on the GGUF of the
+    format sized (BF16 when no width was said), never `vllm serve`; an NVIDIA card in the same format keeps vLLM."""
+    [mac] = evaluate_configs(Workload(model="qwen3-32b", context=4096), [("mac-studio-m3-ultra-96g", 1)], Constraints())
+    assert mac.launch_hint.startswith("llama-server -m <BF16 GGUF of Qwen/Qwen3-32B>"), mac.launch_hint
+    [q4] = evaluate_configs(Workload(model="qwen3-32b", weights="int4", context=4096), [("mac-m4-max-64g", 1)],
+                            Constraints())
+    assert q4.launch_hint.startswith("llama-server") and "Q4_K_M" in q4.launch_hint, q4.launch_hint
+    [card] = evaluate_configs(Workload(model="qwen3-32b", context=4096), [("h100-sxm", 1)], Constraints())
+    assert card.launch_hint.startswith("vllm serve")
