@@ -37,6 +37,7 @@ from advisor.conversation.reader.hant import simplified
 from advisor.conversation.reader.intent import (
     Question,
     asks,
+    asks_feasible,
     engines_compared,
     implies_inference,
     rate_period,
@@ -451,7 +452,9 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
                                and slots.ttft_ms is None,
                                asks_plan=workload.is_training and asks("global_batch", text),
-                               asks_fits=asks("fits", text), asks_oom=asks("oom", text),
+                               # "能不能全参微调 Qwen3-32B？要多久？": whether it fits, then the time
+                               asks_fits=asks("fits", text) or (intent == "how_long" and asks_feasible(text)),
+                               asks_oom=asks("oom", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),
                                asks_servers=asks("servers", text), asks_link=asks("link", text),

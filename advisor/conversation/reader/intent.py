@@ -155,7 +155,7 @@ _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*
                            r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|what tps\b|"
                            r"fast enough|quick enough|"
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
-                           r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time to (?:the )?first token|"
+                           r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time[\s-]to[\s-](?:the[\s-])?first[\s-]token|"
                            r"first[\s-]token (?:latency|time)|(?:until|till|before|to get) (?:the )?first token|first token (?:comes?|arrives?|appears?)|"
                            # "per-user speed at 6 chats?", "speed per user": the speed, asked by its subject
                            r"(?:per[\s-](?:user|stream|request|person|seat)|each user'?s?|single[\s-]user) "
@@ -457,6 +457,12 @@ def asks(question: Question, text: str) -> bool:
         return any(not _BOUND_AFTER.match(s, m.end()) for m in QUESTIONS[question].finditer(s))
     m = QUESTIONS[question].search(s)
     return m is not None and not (question == "context" and _USERS_AFTER.match(s, m.end()))
+
+
+def asks_feasible(text: str) -> bool:
+    """Whether `text` asks whether the job can be done at all ("能不能", "can we", "will one L40S do it"), beside
+    whatever else it asks (a time, a price)."""
+    return bool(_FEASIBLE.search((text or "").lower()))
 
 
 def rate_period(text: str) -> int:

@@ -290,6 +290,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             need, usable = need_and_usable(chosen, book)
             led.text += t("sentence.gap", lang) + t("lead.fits_too", lang, need=need, usable=usable,
                                                     lay=opt_layout(chosen, lang, book))
+            led.text, led.verdict = t("lead.yes", lang, text=led.text), "yes"  # "能不能…？要多久？": yes, first
         if led is not None:
             others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall]
             if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
