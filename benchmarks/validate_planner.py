@@ -189,11 +189,13 @@ def held_out_model(name: str) -> ModelSpec:
 
 def predict_held_out(r: dict) -> HeldOut:
     """Step rows: tokens/s per GPU with the published layout pinned; run rows: GPU-hours with goodput of the
-    planner's default plan (nothing pinned)."""
+    planner's default plan (nothing pinned; a run's stated precision is the run's, as a person asking about a BF16
+    run would say, not a layout flag)."""
     cat, calib = load_catalog(), load_calibration()
     model, gpu = held_out_model(r["model"]), cat.gpu(r["gpu"])
     if r["kind"] == "run":
-        plan = plan_training(model, gpu, r["count"], float(r["tokens"]), calib, context=r["seq"])
+        plan = plan_training(model, gpu, r["count"], float(r["tokens"]), calib, context=r["seq"],
+                             precision=r.get("precision"))
         pinned = None
         if "pinned" in r:
             pin = dict(r["pinned"])

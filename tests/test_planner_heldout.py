@@ -15,7 +15,7 @@ from benchmarks.validate_planner import held_out_all, load_held_out
 SOURCES = yaml.safe_load((Path(__file__).resolve().parents[1] / "knowledge/data/sources/calibration.yaml")
                          .read_text(encoding="utf-8"))
 CALIBRATION = (Path(__file__).resolve().parents[1] / "knowledge/data/calibration.yaml").read_text(encoding="utf-8")
-FLOOR = {"step": 75, "run": 4}  # rows within tolerance in this version (the table in docs/training-planner.md)
+FLOOR = {"step": 75, "run": 5}  # rows within tolerance in this version (the table in docs/training-planner.md)
 
 
 @pytest.fixture(scope="module")
