@@ -35,3 +35,4 @@ def test_minimum_count_question_is_answered_with_the_minimum(lang: str, question
     answer = Conversation(driver="deterministic", lang=lang).respond(question).answer
     head = answer.split("\n", 1)[0]
     assert "24×" in head and "32×" not in head, head
+

@@ -104,11 +104,13 @@ __all__ = ["compare_models"]
 
 # --- two card configurations: the verdict on the criterion asked ----------------------------------------------------
 def faster_asked(text: str) -> bool:
-    """Whether a comparison asks which is faster ("how much faster", "哪个快", "tokens/s")."""
+    """Whether a comparison asks which is faster ("how much faster", "哪个快", "tokens/s") or how long each takes."""
     return bool(_FASTER.search(text.lower()))
 
 
-_FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|shorter|sooner|less time|time sav|更快|哪个快|速度|快|缩短|"
+# "how long each?", "各要多久": the times asked of each, which is the speed comparison's answer
+_FASTER = re.compile(r"faster|quicker|speed|throughput|tokens/s|shorter|sooner|less time|time sav|how long|更快|哪个快|速度|快|"
+                     r"缩短|多久|多长时间|几天|"
                      r"(?:节省|省|少)(?:了|下)?(?:多少|几)?(?:时间|天)", re.I)
 _VALUE = re.compile(r"cost[\s-]*effective|better value|bang for|worth|划算|性价比|值得", re.I)
 _CHEAPER = re.compile(r"cheaper|cheapest|less expensive|costs? less|便宜|省钱|少花", re.I)
