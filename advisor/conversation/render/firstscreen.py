@@ -581,7 +581,8 @@ def _slow_under_load(o: Any, ev: Any, book: Book, lang: str) -> str:
         return ""
     where = f"at {users} users on {o.count}× {o.gpu_name}"
     speed = float(load["per_user_tokens_per_s"])
-    per = book.num(f"tokens/s per user {where}", speed, "tokens/s", SRC_LOAD, 0 if speed >= 10 else 1)
+    whole = speed >= 10 and round(speed) < round(1 / target, 1)  # "24.6" below "25", never "25 … below 25"
+    per = book.num(f"tokens/s per user {where}", speed, "tokens/s", SRC_LOAD, 0 if whole else 1)
     rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
                     decimals_for(round(1 / target, 1)))
     stated = ev.constraints.max_ms_per_token is not None

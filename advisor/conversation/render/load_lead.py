@@ -484,7 +484,7 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
             # the KV cache holds fewer requests than the latency allows, or the latency is the limit
             bound = load.get("limit_bound")
             tail = t("screen.load.most_memory" if bound == "memory" else "screen.load.most_slots" if bound == "slots"
-                     else "screen.load.most", lang, most=most, ms=ms, rate=rate, why=why)
+                     else "screen.load.most", lang, most=most, ms=ms, rate=rate, why=why, n=int(limit))
             tail += replicas_for_load(o, _users_to_serve(ev, load), limit, book, lang)
         else:
             tail = t("screen.load.not_one", lang, ms=ms, rate=rate, why=why)
