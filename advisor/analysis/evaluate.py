@@ -160,6 +160,16 @@ def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> A
     return ev
 
 
+_SAME_CARD_REACH = 4  # more of a named card than 4× its named count is no longer "that setup, somewhat bigger"
+
+
+def _within_reach(o: Option, named: list[NamedConfig]) -> bool:
+    """An option that meets the targets within `_SAME_CARD_REACH` × the largest count named (any count when none
+    was)."""
+    most = max((m.count or 0 for m in named), default=0)
+    return o.meets_targets and (not most or o.count <= _SAME_CARD_REACH * most)
+
+
 def count_said(request: AnalysisRequest, rec: Recommendation, ev: Analysis) -> tuple[NamedConfig, ...]:
     """"How long to train X on 2048 GPUs?": the count said with no card is the configuration asked about, so a
     training job is evaluated at exactly that count on the search's leading card (the search alone would answer
@@ -212,8 +222,10 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
         if fewer is not None:
             ev.alternatives = [o for o in fewer.options if o.meets_targets and o.count <= n][:3]
             ev.alternatives_within = n
-    elif candidates and constraints.candidates and not any(o.meets_targets for o in rec.options + ev.user_options):
-        # none of the named cards works (too small, blocked in the region): what the whole catalog offers
+    elif candidates and constraints.candidates and not any(_within_reach(o, candidates)
+                                                           for o in rec.options + ev.user_options):
+        # none of the named cards works (too small, blocked in the region), or works only as many times more of it
+        # (LoRA of a 72B on "an 8× 4090 server" fits on 256 of them): what the whole catalog offers
         wider = _recommend(workload, replace(constraints, candidates=()), steps, ev)
         if wider is not None:
             ev.alternatives = [o for o in wider.options if o.meets_targets][:3]

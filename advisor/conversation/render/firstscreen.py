@@ -370,8 +370,13 @@ def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
 
 
 def _best_other(ev: Any, o: Any) -> Any:
+    """The configuration to name after a named one that does not work: another card's (ev.alternatives) first, then
+    the recommender's; more of the same card only within 4× the named count (256 RTX 4090s for a LoRA that 8 do
+    not hold is no answer when another card holds it)."""
     pool = list(ev.alternatives) + (list(ev.recommendation.options) if ev.recommendation else [])
-    return next((x for x in pool if x.fits and x.meets_targets and (x.gpu, x.count) != (o.gpu, o.count)), None)
+    ok = [x for x in pool if x.fits and x.meets_targets and (x.gpu, x.count) != (o.gpu, o.count)]
+    near = [x for x in ok if x.gpu != o.gpu or x.count <= 4 * o.count]
+    return next(iter(near or ok), None)
 
 
 def count_lead(top: Any, ev: Any, book: Book, lang: str, goal: str = "") -> Lead:
