@@ -855,6 +855,12 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.which.cards": "{name}: {cards} for the cards, within your {budget} for GPUs (with a whole machine around them about {machine})",
     "screen.cheapest": "The cheapest configuration that fits is {buy}. Run with {lay}: {need} per GPU of {usable} usable{tail}.",
     "screen.cheapest.instead": " The one I recommend is {buy}{why}.",
+    "api.quote": "{provider} at {inp} in / {out} out per million tokens ({blend} blended at {ratio} input tokens per output token, as of {as_of})",
+    "api.lead.api_cheaper": "**The API is cheaper at {vol} a day**: {price} costs {api_day} a day; {name} costs {own} a day owned (its TCO over the days it runs). Self-hosting breaks even at {even} a day{reach}.",
+    "api.lead.self_cheaper": "**Self-hosting is cheaper at {vol} a day**: {name} costs {own} a day owned (its TCO over the days it runs), against {api_day} a day at {price}. Self-hosting breaks even at {even} a day{reach}.",
+    "api.lead.no_volume": "**The cheapest API for {model} is {price}.** {name} costs {own} a day owned (its TCO over the days it runs), so self-hosting is cheaper only above {even} a day{reach}. Tell me your tokens a day and I compare the two at it.",
+    "api.reach.never": ", more than it makes at full load ({full} a day): at this size the API stays cheaper",
+    "api.reach.within": "; at full load it makes about {full} a day",
     "screen.minimum": "The minimum configuration, the lowest purchase of new hardware that fits, is {buy}. Run with "
                       "{lay}: {need} per GPU of {usable} usable{tail}.",
     "screen.cheapest.lacks": " (the cheapest: {lacks})",

@@ -466,6 +466,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_token_cost=not workload.is_training and asks("token_cost", text),
                                asks_why_count=asks("why_count", text), asks_cheapest=asks("cheapest", text),
                                asks_minimum=asks("minimum", text),
+                               asks_api=not workload.is_training and asks("api", text),
                                engines=() if workload.is_training else engines_compared(text),
                                reference_method=reference_method(text) if workload.is_training else "")
     try:

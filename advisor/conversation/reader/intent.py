@@ -351,6 +351,19 @@ _MINIMUM_CONFIG = words(zh=r"(?<!成本)(?<!价格)(?<!费用)(?<!花费)(?<!预
                         en=r"(?:bare\s+)?(?:minimum|minimal|min)\s+(?:hardware\s+|system\s+|gpu\s+|vram\s+)?"
                            r"(?:requirements?|reqs|specs?|config(?:uration)?s?|setup|set-up|hardware|rig|build)|"
                            r"bare minimum|entry[\s-]level (?:setup|config\w*|hardware|rig)")
+# "self-host Llama 3.3 70B or just use an API?", "自建还是调 API 划算": the cheapest hosted API against the sized
+# configuration owned, at the daily volume stated (render.api_lead)
+_API_VS_SELF = words(zh=r"(?:调|调用|用|接|走)\s*(?:云\s*)?api|api\s*(?:调用|还是|更?划算|更?便宜|价格|费用|成本)|"
+                        r"自(?:建|己部署|行部署|部署|托管)还是|还是(?:调|调用|用)\s*(?:api|接口|大模型服务)|按\s*token\s*(?:付费|计费)|"
+                        r"私有化部署还是",
+                     en=r"(?:or|vs\.?|versus|against|compared (?:to|with)|instead of)\s+(?:just\s+)?(?:(?:using|use|calling|call|paying for|pay for|going with|go with)\s+)?"
+                        r"(?:an?\s+|the\s+)?(?:[\w.-]+\s+){0,2}apis?(?![\w-])|"
+                        r"apis?\s+(?:or|vs\.?|versus)\s+(?:self[\s-]?host\w*|run(?:ning)? (?:it )?(?:ourselves|myself|on[\s-]?prem\w*)|"
+                        r"buy(?:ing)? (?:our own |my own )?(?:gpus|hardware|cards|servers)|deploy\w*|host\w* (?:it )?ourselves|"
+                        r"(?:our|my) own (?:gpus|hardware|servers))|(?:just|simply) (?:use|call|pay for|go with) (?:an?\s+|the\s+)?"
+                        r"(?:[\w.-]+\s+){0,2}apis?|cheaper than (?:an?\s+|the\s+|using (?:an?\s+|the\s+)?)?(?:[\w.-]+\s+){0,2}apis?|"
+                        r"(?:buy|own) (?:gpus|hardware|servers) or (?:use|pay for|call) (?:an? )?apis?|api (?:pricing|prices?|costs?) "
+                        r"(?:vs\.?|versus|against|compared)|per[\s-]token api|hosted api")
 # "Do I need InfiniBand for 4 nodes?", "4 台服务器训练需要 IB 网络吗", "is 100GbE enough between the servers": the network
 # between servers a training job needs (advisor.analysis.fabric)
 _NET = r"(?:infiniband|(?<![a-z])ib(?![a-z])|roce(?:v2)?|rdma|(?:100|200|400|800)\s*g(?:b(?:e|it)?|/s)?(?![a-z0-9])|ethernet|以太网|ib\s*网络?|高速网络?|组网|网络互联|节点间网络|机间网络|服务器间网络|inter-?node network|network between (?:the )?(?:servers|nodes))"
@@ -429,7 +442,7 @@ _OOM = words(zh=r"爆显存|显存溢出|撑爆|(?:会不会|会|能不能|可�
                 r"(?:memory|vram) (?:blow|run)s? (?:up|out)")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
                    "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
-                   "p99", "fits", "oom", "e2e", "global_batch", "minimum"]
+                   "p99", "fits", "oom", "e2e", "global_batch", "minimum", "api"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
@@ -437,7 +450,7 @@ QUESTIONS: dict[Question, re.Pattern[str]] = {
     "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
     "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
     "p99": _P99, "fits": _FITS, "oom": _OOM, "e2e": _E2E_QUESTION,
-    "global_batch": _GLOBAL_BATCH, "minimum": _MINIMUM_CONFIG,
+    "global_batch": _GLOBAL_BATCH, "minimum": _MINIMUM_CONFIG, "api": _API_VS_SELF,
 }
 
 

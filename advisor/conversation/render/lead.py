@@ -12,6 +12,7 @@ from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import figure_leads, load_lead, purchase_lead, training_lead
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
+from advisor.conversation.render.api_lead import api_lead
 from advisor.conversation.render.book import (
     SRC_MEMORY,
     SRC_RECOMMEND,
@@ -179,6 +180,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             first.text = card_text(gpu, o.count, book, lang, sized=True) + t("sentence.gap", lang) + first.text
             first.deciding = LINK_LEAD
             return first
+    if ev.asks_api and len(users) <= 1 and (users or top):  # "self-host or use an API?": the two prices first
+        led_api = api_lead(users[0] if users else top, ev, book, lang, state.slots.tokens_per_day)  # type: ignore[arg-type]
+        if led_api is not None:
+            return led_api
     if ev.asks_token_cost and len(users) <= 1 and (users or top):  # "what does a million tokens cost on an L4?"
         led_cost = token_cost_lead(users[0] if users else top, ev, book, lang)  # type: ignore[arg-type]
         on = users[0] if users else top

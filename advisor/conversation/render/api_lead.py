@@ -1,0 +1,96 @@
+"""The lead of "self-host or use an API?": the cheapest hosted API for the model (knowledge/data/api_prices.yaml,
+dated and cited) against the configuration the answer sizes, owned, at the daily volume stated, and the volume at
+which self-hosting breaks even.
+
+    API a day         = tokens a day / 10⁶ × blended price          blended = (r × input + output) / (r + 1)
+    self-hosted a day = TCO / days it runs                          (the cards are paid for whether busy or idle)
+    break-even        = self-hosted a day / blended price × 10⁶      tokens a day
+
+r is the job's input:output ratio (its prompt and output lengths; a chat turn by default). A configuration that
+makes fewer tokens a day at full load than the break-even volume never undercuts the API at that size.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
+from advisor.conversation.render.options_table import opt_name
+from advisor.estimator.api_cost import ApiQuote, api_quotes
+from advisor.estimator.calibration import load_economics
+from advisor.workload import speed_workload
+from knowledge.messages import t
+
+if TYPE_CHECKING:
+    from advisor.analysis.result import Analysis
+    from advisor.recommend.results import Option
+
+SRC_API = "knowledge/data/api_prices.yaml"
+SRC_SELF = "TCO / days it runs"
+
+
+def _mix(ev: Analysis) -> float:
+    """Input tokens per output token of the job: its prompt and output lengths, a chat turn's when none were said
+    (advisor.workload.speed_workload)."""
+    w = speed_workload(ev.workload)
+    return max(w.prompt_tokens or 1, 1) / max(w.output_tokens or 1, 1)
+
+
+def cheapest_api(ev: Analysis) -> ApiQuote | None:
+    """The cheapest quote (blended at the job's mix) for the model asked, in the answer's currency, or None. In
+    mainland China the mainland providers' own (CNY-listed) quotes first, where any: an overseas API takes foreign
+    payment and sends the data abroad, as the rental answers prefer the region's clouds."""
+    rate = load_economics().exchange_rate_cny_per_usd.value
+    quotes = api_quotes(ev.model.id, ev.constraints.currency, input_per_output=_mix(ev), cny_per_usd=rate)
+    if ev.constraints.region == "cn":
+        quotes = [q for q in quotes if not q.converted] or quotes
+    return quotes[0] if quotes else None
+
+
+def _owned_day(o: Option) -> float | None:
+    """The option's money a day over its horizon (TCO / days it runs), or None when unpriced."""
+    tc = o.tco
+    if tc is None or tc.basis == "training_job" or tc.gpu_hours_used <= 0:
+        return None
+    return tc.tco.amount / (tc.gpu_hours_used / o.count / 24)
+
+
+def api_lead(o: Option, ev: Analysis, book: Book, lang: str, per_day: float | None) -> fs.Lead | None:
+    """The API against self-hosting on `o` first (module docstring); None when the catalog has no API price for the
+    model or `o` is unpriced or has no serving speed."""
+    if ev.workload.is_training or not o.fits:
+        return None
+    quote, day = cheapest_api(ev), _owned_day(o)
+    if quote is None or day is None:
+        return None
+    cur, where, mix = ev.constraints.currency, f"{o.count}× {o.gpu_name}", _mix(ev)
+    api_src = f"{SRC_API}: {quote.provider} ({quote.source}, {quote.as_of})"
+    inp = book.money(f"API input price per million tokens ({quote.provider})", quote.input_per_m, cur, api_src)
+    out = book.money(f"API output price per million tokens ({quote.provider})", quote.output_per_m, cur, api_src)
+    blend = book.money(f"API blended price per million tokens ({quote.provider})", quote.blended_per_m, cur,
+                       "(r × input + output) / (r + 1)")
+    ratio = book.num("input tokens per output token", mix, "ratio", "prompt / output lengths", 1, suffix="")
+    own = book.money(f"self-hosted cost a day on {where}", day, cur, SRC_SELF)
+    even = day / quote.blended_per_m * 1e6  # tokens a day at which the API costs as much as owning
+    even_s = book.tokens(f"break-even tokens a day on {where}", even, "self-hosted a day / blended price", lang)
+    cap = ev.capacity.get((o.gpu, o.count)) or {}
+    full_out = float(cap.get("total") or 0)  # output tokens/s at the most sequences it holds
+    full = full_out * 86_400 * (1 + mix)  # tokens processed a day at full load, input and output
+    reach = ""
+    if full:
+        full_s = book.tokens(f"tokens a day at full load on {where}", full, SRC_THROUGHPUT, lang)
+        reach = t("api.reach.never" if full < even else "api.reach.within", lang, full=full_s)
+    price = t("api.quote", lang, provider=quote.provider, inp=inp, out=out, as_of=str(quote.as_of), blend=blend,
+              ratio=ratio)
+    if per_day:
+        vol = book.tokens("tokens a day you stated", per_day, SRC_USER, lang)
+        api_day = book.money(f"API cost a day at the stated volume ({quote.provider})",
+                             per_day / 1e6 * quote.blended_per_m, cur, "tokens a day / 10⁶ × blended price")
+        key = "api.lead.api_cheaper" if per_day < even else "api.lead.self_cheaper"
+        text = t(key, lang, vol=vol, price=price, api_day=api_day, name=opt_name(o, book), own=own, even=even_s,
+                 reach=reach)
+    else:
+        text = t("api.lead.no_volume", lang, model=ev.model.name, price=price,
+                 name=opt_name(o, book), own=own, even=even_s, reach=reach)
+    return fs.Lead(text, None, f"break-even tokens a day on {where}")
