@@ -45,7 +45,7 @@ PACKAGE_DATA = Path(__file__).resolve().parent / "data"
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
 # tried, in order, when a name is not found as typed
-_GPU_PREFIXES = ("nvidia", "geforce", "tesla", "amd", "instinct", "英伟达")
+_GPU_PREFIXES = ("nvidia", "geforce", "tesla", "amd", "instinct", "英伟达", "apple")
 _MODEL_SUFFIXES = ("instruct", "chat", "hf", "base", "it", "4k", "bf16", "fp16", "fp8")
 
 T = TypeVar("T")  # a struct (knowledge.structs) or a pydantic model

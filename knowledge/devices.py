@@ -3,7 +3,7 @@
 * laptop GPUs — "my laptop with an RTX 4060", "笔记本 4070": a different chip with less memory than the desktop card
   of the same name (RTX 4060 Laptop GPU 8 GB, 4090 Laptop GPU 16 GB; NVIDIA's standard memory configuration). Only
   the memory is known: laptop clocks and power (35–150 W) vary by machine, so no speed is claimed.
-* Apple Silicon Macs of any memory size — "MacBook Pro 16G", "M3 Max 64GB": the unified memory is shared with
+* Apple Silicon Macs of any memory size — "MacBook Pro 16G", "M2 Pro 32GB": the unified memory is shared with
   macOS, and by default the GPU may use only Metal's `recommendedMaxWorkingSetSize` of it,
 
       GPU share = pool × 2/3 when pool ≤ 36 GB, else pool × 3/4   (16 GB → 10.7 GB, 64 GB → 48 GB),

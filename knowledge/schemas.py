@@ -112,7 +112,7 @@ class ChinaMarket(Strict):
 
 Architecture = Literal[
     "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "cdna4", "rdna3", "rdna3.5", "davinci",
-    "apple-m3", "apple-m4", "gaudi3"
+    "apple-m1", "apple-m2", "apple-m3", "apple-m4", "apple-m5", "gaudi3"
 ]
 # architectures with FP4 matrix units (NVIDIA Blackwell: NVFP4/MXFP4; AMD CDNA 4: MXFP4); elsewhere FP4 is weight-only
 FP4_ARCHITECTURES = ("blackwell", "cdna4")

@@ -24,7 +24,8 @@ from rules.meta import RuleMeta
 from rules.stacks import STACK_ENGINES
 
 _PERF_CONCLUSIONS = "part 3 (三), 不同显卡性能对比-重要结论"
-_NO_FP8_COMPUTE = ("volta", "turing", "ampere", "cdna2", "davinci", "apple-m3", "apple-m4", "rdna3", "rdna3.5")
+_NO_FP8_COMPUTE = ("volta", "turing", "ampere", "cdna2", "davinci", "apple-m1", "apple-m2", "apple-m3", "apple-m4",
+                   "apple-m5", "rdna3", "rdna3.5")
 _CUDA_ONLY_ENGINES = tuple(sorted(STACK_ENGINES["cuda"] - STACK_ENGINES["cann"]))  # not on Ascend (rules.stacks)
 _NOT_ON_METAL = tuple(sorted(STACK_ENGINES["cuda"] - STACK_ENGINES["metal"]))
 _FP4_FORMATS = ("nvfp4", "mxfp4", "fp4")

@@ -39,7 +39,8 @@ from rules.sources import citation
 MISSING = "?"
 ARCH_NAMES = {"volta": "Volta", "turing": "Turing", "ampere": "Ampere", "ada": "Ada Lovelace", "hopper": "Hopper",
               "blackwell": "Blackwell", "cdna2": "CDNA 2", "cdna3": "CDNA 3", "cdna4": "CDNA 4", "rdna3": "RDNA 3", "rdna3.5": "RDNA 3.5",
-              "davinci": "Da Vinci", "apple-m3": "Apple M3", "apple-m4": "Apple M4", "gaudi3": "Gaudi 3"}
+              "davinci": "Da Vinci", "apple-m1": "Apple M1", "apple-m2": "Apple M2", "apple-m3": "Apple M3",
+              "apple-m4": "Apple M4", "apple-m5": "Apple M5", "gaudi3": "Gaudi 3"}
 
 
 def significant(value: float, digits: int = 4) -> float:

@@ -149,12 +149,18 @@ LOGGED_SHARE_GIB = {8: 8 * 2 / 3, 16: 10922.67 / 1024, 24: 16.0, 32: 21845.34 / 
 MACS = [
     ("Can I run Qwen2.5-14B on a MacBook Pro 16G?", 16),
     ("What can I run on a MacBook Pro 16G?", 16),
-    ("M3 Max 64GB 能跑 Llama-3-70B 吗", 64),
+    ("MacBook Pro 64GB 能跑 Llama-3-70B 吗", 64),
     ("Mac mini 24G 能跑什么模型", 24),
 ]
 HELD_OUT_MACS = [
-    ("Will Llama-3-70B at 4-bit fit on my M3 Max with 64GB?", 64),
+    ("Will Llama-3-70B at 4-bit fit on my M2 Pro Mac mini with 32GB?", 32),
     ("我的 MacBook Air 8G 能跑 Qwen2.5-7B 吗", 8),
+]
+# a Mac the catalog lists (the M3 Max machines since 2026-12) is answered from its own entry, whose memory is the same
+# default GPU share (64 GB → 48 GiB), not the pool
+LISTED_MACS = [
+    ("M3 Max 64GB 能跑 Llama-3-70B 吗", "mac-m3-max-64g", 64),
+    ("Will Llama-3-70B at 4-bit fit on my M3 Max with 64GB?", "mac-m3-max-64g", 64),
 ]
 
 
@@ -171,6 +177,16 @@ def _mac(text: str, pool: int) -> None:
 @pytest.mark.parametrize(("text", "pool"), MACS)
 def test_a_mac_is_sized_with_the_gpu_share_of_unified_memory(text: str, pool: int) -> None:
     _mac(text, pool)
+
+
+@pytest.mark.parametrize(("text", "gpu_id", "pool"), LISTED_MACS)
+def test_a_listed_mac_is_sized_with_its_entrys_gpu_share(text: str, gpu_id: str, pool: int) -> None:
+    turn = ask(text)
+    lead = first(turn.answer)
+    assert CAT.gpu(gpu_id).name in lead, lead
+    figures = [float(x) for x in re.findall(r"([\d.]+) GiB", lead)]
+    assert any(abs(f - LOGGED_SHARE_GIB[pool]) <= 0.06 for f in figures), lead  # the usable share, not the pool
+    assert not any(abs(f - pool) < 0.01 for f in figures), lead
 
 
 # --- 5. coding with no model named: a coding model, said as the default ----------------------------------------------

@@ -30,8 +30,15 @@ NEW = ("rtx-pro-6000-blackwell", "rtx-pro-6000-blackwell-server", "rtx-pro-6000-
        "ascend-910b2", "ascend-910b3", "ascend-910b4", "ascend-910c", "atlas-300i-duo", "mac-studio-m3-ultra-96g",
        "mac-studio-m3-ultra-256g", "mac-studio-m3-ultra-512g", "mac-m4-max-36g", "mac-m4-max-48g", "mac-m4-max-64g",
        "mac-m4-max-128g", "dgx-spark", "ryzen-ai-max-395-128g", "gaudi3")
+# the Macs people already own (added 2026-12): M1/M2 Ultra Mac Studios, M1/M2/M3 Max, M4 Pro, and the M5 Pro / M5 Max
+# MacBook Pro announced 2026-03-03
+APPLE_OWNED = ("mac-studio-m2-ultra-64g", "mac-studio-m2-ultra-128g", "mac-studio-m2-ultra-192g",
+               "mac-studio-m1-ultra-64g", "mac-studio-m1-ultra-128g", "mac-m2-max-32g", "mac-m2-max-64g",
+               "mac-m2-max-96g", "mac-m3-max-36g", "mac-m3-max-48g", "mac-m3-max-64g", "mac-m3-max-128g",
+               "mac-m1-max-32g", "mac-m1-max-64g", "mac-m4-pro-24g", "mac-m4-pro-48g", "mac-m4-pro-64g",
+               "mac-m5-max-128g", "mac-m5-pro-64g")
 MACHINES = ("mac-studio-m3-ultra-96g", "mac-studio-m3-ultra-256g", "mac-studio-m3-ultra-512g", "mac-m4-max-36g",
-            "mac-m4-max-48g", "mac-m4-max-64g", "mac-m4-max-128g", "dgx-spark", "ryzen-ai-max-395-128g")
+            "mac-m4-max-48g", "mac-m4-max-64g", "mac-m4-max-128g", *APPLE_OWNED, "dgx-spark", "ryzen-ai-max-395-128g")
 
 
 def test_at_least_seventy_accelerators_and_every_new_one_present(capsys) -> None:
@@ -130,12 +137,19 @@ def test_gb200_memory_is_the_rack_divided_by_72() -> None:
 
 @pytest.mark.parametrize(("gpu_id", "pool_gb", "gpu_gib"), [
     ("mac-m4-max-36g", 36, 24), ("mac-m4-max-48g", 48, 36), ("mac-m4-max-64g", 64, 48), ("mac-m4-max-128g", 128, 96),
-    ("mac-studio-m3-ultra-96g", 96, 72), ("mac-studio-m3-ultra-256g", 256, 192), ("mac-studio-m3-ultra-512g", 512, 384)])
-def test_apple_gpu_share_by_hand(gpu_id: str, pool_gb: int, gpu_gib: int) -> None:
+    ("mac-studio-m3-ultra-96g", 96, 72), ("mac-studio-m3-ultra-256g", 256, 192), ("mac-studio-m3-ultra-512g", 512, 384),
+    ("mac-studio-m2-ultra-64g", 64, 48), ("mac-studio-m2-ultra-128g", 128, 96), ("mac-studio-m2-ultra-192g", 192, 144),
+    ("mac-studio-m1-ultra-64g", 64, 48), ("mac-studio-m1-ultra-128g", 128, 96),
+    ("mac-m2-max-32g", 32, 32 * 2 / 3), ("mac-m2-max-64g", 64, 48), ("mac-m2-max-96g", 96, 72),
+    ("mac-m3-max-36g", 36, 24), ("mac-m3-max-48g", 48, 36), ("mac-m3-max-64g", 64, 48), ("mac-m3-max-128g", 128, 96),
+    ("mac-m1-max-32g", 32, 32 * 2 / 3), ("mac-m1-max-64g", 64, 48),
+    ("mac-m4-pro-24g", 24, 16), ("mac-m4-pro-48g", 48, 36), ("mac-m4-pro-64g", 64, 48),
+    ("mac-m5-max-128g", 128, 96), ("mac-m5-pro-64g", 64, 48)])
+def test_apple_gpu_share_by_hand(gpu_id: str, pool_gb: int, gpu_gib: float) -> None:
     """macOS gives the GPU about 2/3 of the pool up to 36 GB and 3/4 above (worked by hand: 36 × 2/3 = 24,
-    48 × 3/4 = 36, …); the pool itself stays recorded."""
+    48 × 3/4 = 36, 32 × 2/3 = 21.33 …); the pool itself stays recorded."""
     g = CAT.gpu(gpu_id)
-    assert g.memory_bytes == gpu_gib * GIB
+    assert abs(g.memory_bytes - gpu_gib * GIB) < 1  # whole bytes: 32 GB × 2/3 is rounded down
     assert g.unified_memory is not None and g.unified_memory.total_bytes == pool_gb * GIB
 
 
@@ -153,6 +167,54 @@ def test_apple_bandwidths_by_configuration() -> None:
     assert CAT.gpu("mac-studio-m3-ultra-512g").bandwidth_bytes_per_s == 819e9
     assert CAT.gpu("mac-m4-max-128g").bandwidth_bytes_per_s == 546e9
     assert CAT.gpu("mac-m4-max-36g").bandwidth_bytes_per_s == 410e9  # the binned 32-core GPU with 36 GB
+    # Apple's figures (llama.cpp discussion #4167 lists the same per chip): Ultra 800, M1/M2 Max 400 whatever the
+    # GPU bin, M3 Max 300 GB/s binned (14-core CPU, 30-core GPU: 36 GB) and 400 GB/s full (48/64/128 GB), M4 Pro 273
+    for gpu_id in ("mac-studio-m2-ultra-64g", "mac-studio-m2-ultra-192g", "mac-studio-m1-ultra-64g",
+                   "mac-studio-m1-ultra-128g"):
+        assert CAT.gpu(gpu_id).bandwidth_bytes_per_s == 800e9, gpu_id
+    for gpu_id in ("mac-m2-max-32g", "mac-m2-max-96g", "mac-m1-max-32g", "mac-m1-max-64g", "mac-m3-max-48g",
+                   "mac-m3-max-64g", "mac-m3-max-128g"):
+        assert CAT.gpu(gpu_id).bandwidth_bytes_per_s == 400e9, gpu_id
+    assert CAT.gpu("mac-m3-max-36g").bandwidth_bytes_per_s == 300e9
+    assert {CAT.gpu(f"mac-m4-pro-{n}g").bandwidth_bytes_per_s for n in (24, 48, 64)} == {273e9}
+    assert CAT.gpu("mac-m5-max-128g").bandwidth_bytes_per_s == 614e9
+    assert CAT.gpu("mac-m5-pro-64g").bandwidth_bytes_per_s == 307e9
+
+
+@pytest.mark.parametrize(("gpu_id", "cores", "ghz"), [
+    ("mac-studio-m1-ultra-64g", 48, 1.296), ("mac-studio-m1-ultra-128g", 64, 1.296), ("mac-m1-max-32g", 24, 1.296),
+    ("mac-m1-max-64g", 32, 1.296), ("mac-m2-max-32g", 30, 1.398), ("mac-m2-max-96g", 38, 1.398),
+    ("mac-studio-m2-ultra-64g", 60, 1.398), ("mac-studio-m2-ultra-192g", 76, 1.398)])
+def test_apple_fp32_is_cores_times_128_lanes_times_2_times_clock(gpu_id: str, cores: int, ghz: float) -> None:
+    # metal-benchmarks: M1 Max/Ultra 1.296 GHz, M2 Max 1.398 GHz (M1 Ultra 64 cores: 21,233 GFLOPS; M2 Max 38: 13,600)
+    assert CAT.gpu(gpu_id).fp32_flops == pytest.approx(cores * 128 * 2 * ghz * 1e9, rel=0.01)
+
+
+@pytest.mark.parametrize("gpu_id", APPLE_OWNED)
+def test_the_macs_people_own_are_cited_dated_and_sourced(gpu_id: str) -> None:
+    g = CAT.gpu(gpu_id)
+    assert g.is_machine and g.stack == "metal" and g.max_per_node == 1 and g.vendor == "Apple"
+    for name in ("memory_bytes", "bandwidth_bytes_per_s", "bf16_dense_flops", "fp32_flops", "tdp_w"):
+        # every figure, estimates included, rests on at least one source read on a known day (the estimates on the
+        # core counts and clocks they multiply)
+        assert any(CAT.source(sid).retrieved is not None for sid in g.cite[name]), (gpu_id, name)
+    assert CAT.source(g.cite["bandwidth_bytes_per_s"][0]).retrieved is not None  # bandwidth is a published figure
+    assert g.china.as_of and g.china.source and g.basis and g.confidence
+    assert g.prices or g.unpriced, gpu_id  # a launch price, or why there is none
+    for p in g.prices:
+        src = CAT.source(p.source)
+        assert p.kind == "launch_msrp" and src.retrieved is not None and p.date <= src.retrieved, (gpu_id, p)
+
+
+@pytest.mark.parametrize(("text", "gpu_id"), [
+    ("Mac Studio M2 Ultra 192GB", "mac-studio-m2-ultra-192g"), ("M2 Ultra 192G", "mac-studio-m2-ultra-192g"),
+    ("M2 Ultra", "mac-studio-m2-ultra-64g"), ("Mac Studio M1 Ultra", "mac-studio-m1-ultra-64g"),
+    ("m1 max 64gb", "mac-m1-max-64g"), ("Apple M3 Max", "mac-m3-max-36g"), ("M3 Max 128GB", "mac-m3-max-128g"),
+    ("Mac mini M4 Pro 64GB", "mac-m4-pro-64g"), ("M4 Pro", "mac-m4-pro-24g"), ("M5 Max", "mac-m5-max-128g"),
+    ("m3 ultra", "mac-studio-m3-ultra-96g")])
+def test_mac_names_resolve(text: str, gpu_id: str) -> None:
+    spec = CAT.find_gpu(text)
+    assert spec is not None and spec.id == gpu_id, (text, spec and spec.id)
 
 
 def test_fp4_only_on_blackwell_and_cdna4() -> None:

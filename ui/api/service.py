@@ -51,7 +51,7 @@ class ListGpusArgs(_Args):
     china_available: bool | None = Field(None, description="true: only cards whose China-market status is "
                                                            "'available' or 'china_variant'")
     query: str | None = Field(None, max_length=80, description="substring of the id, name or an alias")
-    limit: int = Field(100, ge=1, le=200)
+    limit: int = Field(200, ge=1, le=200)
 
 
 class ListModelsArgs(_Args):

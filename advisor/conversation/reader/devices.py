@@ -1,5 +1,5 @@
 """Hardware named by the product people own (knowledge.devices): a laptop GPU ("my laptop with an RTX 4060",
-"笔记本 4070") or an Apple Silicon Mac the catalog does not list ("MacBook Pro 16G", "M3 Max 64GB", "Mac mini 24G").
+"笔记本 4070") or an Apple Silicon Mac the catalog does not list ("MacBook Pro 16G", "M2 Pro 32GB", "Mac mini 24G").
 
 Both are read as the memory the job may use, with the device said (`Slots.device`), so the answer sizes the job
 against that memory and says where it came from:
