@@ -39,3 +39,34 @@ def test_a_named_setup_that_does_not_fit_points_to_another_card_not_hundreds_of_
     assert others, head
     n, card = int(others[0][0]), others[0][1]
     assert "4090" not in card or n <= 32, head
+
+
+@pytest.mark.parametrize("question", [
+    "can MI355X run llama 4 maverick and what does it cost",
+    "can 4x H100 run Llama 3.3 70B and what does that cost?",
+    "Could two H200s serve Qwen3-32B, and how much would they cost?",
+])
+def test_can_it_and_what_does_it_cost_answers_yes_first(question: str) -> None:
+    head = _answer(question).split("\n", 1)[0]
+    assert head.startswith("**Yes**"), head
+    assert "GiB needed per GPU" in head
+
+
+@pytest.mark.parametrize(("question", "lang"), [
+    ("fine tune llama 3.1 70b on 8x A100, full fine-tuning, how long for 100M tokens", "en"),
+    ("8 张 A100 全参微调 Llama 3.1 70B，1 亿 token 要多久", "zh"),
+])
+def test_a_time_on_a_ruled_out_configuration_says_so_and_what_runs(question: str, lang: str) -> None:
+    """8× A100 holds a 70B full fine-tune only by offloading the optimizer to more host RAM than a node has: the time
+    on it is said with the rule that rules it out, then the configuration that runs it."""
+    head = _answer(question, lang).split("\n", 1)[0]
+    assert ("ruled out" in head and "runs it" in head) if lang == "en" else ("排除" in head and "可以跑" in head), head
+
+
+@pytest.mark.parametrize("question", [
+    "GPU-hours to LoRA finetune qwen2.5 72b on 50M tokens on H100?",
+    "total GPU hours for a LoRA of Qwen2.5-72B over 50M tokens on H100?",
+])
+def test_gpu_hours_asked_of_a_bare_card_sizes_it(question: str) -> None:
+    head = _answer(question).split("\n", 1)[0]
+    assert "GPU-hours" in head and "short by" not in head, head

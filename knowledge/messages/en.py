@@ -816,6 +816,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.time.default_tokens": " for the default {tokens} of training data",
     "screen.time.default_task": ", {task} assumed",
     "screen.time.other": "On {name}: {days} ({r}× the speed), GPUs {price}.",
+    "screen.time.instead": " {name} runs it: {days} ({lay}).",
     "screen.time": "About {days} on {name}{what} ({hours}).",
     "screen.train_tokens_question": "How many training tokens (dataset size × epochs)? The training time above assumes the default {tokens}; with your figure I recompute it.",
     "screen.price.none": "The catalog has no dated price for the {gpu}, so {name} cannot be priced",

@@ -809,6 +809,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.time.default_tokens": "按默认的 {tokens} 训练数据",
     "screen.time.default_task": "（默认 {task}）",
     "screen.time.other": "换成 {name}：{days}（{r} 倍速度），显卡 {price}。",
+    "screen.time.instead": "{name} 可以跑：{days}（{lay}）。",
     "screen.time": "在 {name} 上{what}约需 {days}（GPU 时数 {hours}）。",
     "screen.train_tokens_question": "训练数据总共多少 token（数据量 × 轮数）？上面的训练时间按默认 {tokens} 估算，告诉我实际数据量即可按它重算。",
     "screen.price.none": "目录中没有 {gpu} 的带日期价格，所以 {name} 无法报价",

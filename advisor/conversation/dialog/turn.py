@@ -453,7 +453,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                and slots.ttft_ms is None,
                                asks_plan=workload.is_training and asks("global_batch", text),
                                # "能不能全参微调 Qwen3-32B？要多久？": whether it fits, then the time
-                               asks_fits=asks("fits", text) or (intent == "how_long" and asks_feasible(text)),
+                               asks_fits=asks("fits", text) or (intent in ("how_long", "how_much")
+                                                                 and asks_feasible(text)),
                                asks_oom=asks("oom", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),

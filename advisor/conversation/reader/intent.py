@@ -73,6 +73,9 @@ _COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
                        # compute time asked in GPU-time units: "how many A100 days", "how many GPU-hours", "多少卡时"
                        r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
+                       # "GPU-hours to LoRA a 72B …", "GPU hours needed for …", "total GPU-hours?"
+                       r"(?<![a-z])gpu[\s-]*hours?\s+(?:to|for|needed|required|would|will|does|do|it takes)\b|"
+                       r"(?:total|estimated?|how much) gpu[\s-]*hours?|gpu[\s-]*hours?\s*\?|"
                        r"多少\s*(?:个)?\s*(?:卡时|卡天|机时|gpu\s*(?:时|小时|天)|[a-z]*\d+\s*(?:卡时|卡天|小时|天))|"
                        r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|"
                        r"estimat\w* (?:the |my )?(?:training |fine[\s-]*tuning )?(?:time|duration)|time estimate|"
@@ -473,9 +476,15 @@ def asks(question: Question, text: str) -> bool:
 
 
 def asks_feasible(text: str) -> bool:
-    """Whether `text` asks whether the job can be done at all ("能不能", "can we", "will one L40S do it"), beside
-    whatever else it asks (a time, a price)."""
-    return bool(_FEASIBLE.search((text or "").lower()))
+    """Whether `text` asks whether the job can be done at all ("能不能", "can we", "will one L40S do it", "can MI355X
+    run …"), beside whatever else it asks (a time, a price)."""
+    s = (text or "").lower()
+    return bool(_FEASIBLE.search(s) or _CAN_CARD_RUN.search(s))
+
+
+# "can MI355X run Llama 4 Maverick …", "could 2x H100 serve it": a yes/no question with the card as its subject
+_CAN_CARD_RUN = re.compile(r"(?:^|[.?!;,]\s*)(?:can|could|will|would|does|do)\s+(?:\S+\s+){1,3}?"
+                           r"(?:run|handle|serve|hold|fit|train|fine[\s-]?tune|do)\b")
 
 
 def rate_period(text: str) -> int:

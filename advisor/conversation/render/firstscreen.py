@@ -50,7 +50,7 @@ from advisor.conversation.render.scale_out import offload_sentence, own_card_sma
 from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
-from knowledge.messages import t
+from knowledge.messages import known, t
 from knowledge.quantities import Bytes, Seconds
 
 DETAILS_OPEN = "<details>"
@@ -428,8 +428,21 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         what += t("screen.time.default_task", lang, task=task_label(ev.workload.task, lang))
     if lang == "zh" and what[-1:].isascii():
         what += " "  # "训练 10 亿 tokens 约需", not "tokens约需"
-    return Lead(t("screen.time", lang, name=name, what=what, days=days, hours=hours),
-                None, f"training wall-clock on {top.count}× {top.gpu_name}")
+    text = t("screen.time", lang, name=name, what=what, days=days, hours=hours)
+    ruled = [m for m in misses(top, lang) if m != _miss_words("deadline", lang)]
+    if ruled:  # a time on a configuration a rule rules out (host RAM for its offload): said, with what runs instead
+        text = text.rstrip("。.") + t("screen.but", lang, missing=t("list.sep", lang).join(ruled)) + t("sentence.end", lang)
+        alt = _best_other(ev, top)
+        if alt is not None and alt.training is not None and alt.training.wall:
+            text += t("screen.time.instead", lang, name=opt_name(alt, book), days=opt_days(alt, book, lang),
+                      lay=opt_layout(alt, lang, book))
+    return Lead(text, None, f"training wall-clock on {top.count}× {top.gpu_name}")
+
+
+def _miss_words(miss: str, lang: str) -> str:
+    """A missed target's words as `misses` says them."""
+    key = f"option.miss.{miss}"
+    return t(key, lang) if known(key) else miss
 
 
 def time_against(o: Any, base: Any, book: Book, lang: str) -> str:

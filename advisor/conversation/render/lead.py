@@ -306,7 +306,13 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led is not None:
             return led
     if intent == "how_much":
+        if ev.asks_fits and chosen is not None and not chosen.fits:  # "can X run it and what does it cost?": no
+            return _lead_for(replace(ev, asks_fits=False, intent="feasibility"), top, state, book, lang)
         led = purchase_lead.price_lead(chosen, ev, book, lang)
+        if led is not None and ev.asks_fits and chosen is not None:  # "… and what does it cost?": yes, then the price
+            need, usable = need_and_usable(chosen, book)
+            fits = t("lead.fits_too", lang, need=need, usable=usable, lay=opt_layout(chosen, lang, book))
+            led.text, led.verdict = t("lead.yes", lang, text=fits + t("sentence.gap", lang) + led.text), "yes"
         if led is not None:
             return led
     if intent == "explain":
