@@ -70,3 +70,14 @@ def test_a_time_on_a_ruled_out_configuration_says_so_and_what_runs(question: str
 def test_gpu_hours_asked_of_a_bare_card_sizes_it(question: str) -> None:
     head = _answer(question).split("\n", 1)[0]
     assert "GPU-hours" in head and "short by" not in head, head
+
+
+@pytest.mark.parametrize(("question", "lang"), [
+    ("mac studio m3 ultra 跑 deepseek r1 671b q4 每秒多少token", "zh"),
+    ("tokens/s for DeepSeek R1 Q4 on my Mac Studio M3 Ultra 96GB?", "en"),
+])
+def test_a_mac_is_never_offered_layer_offload_to_system_ram(question: str, lang: str) -> None:
+    """A Mac's GPU shares one unified memory with macOS: there is no separate host RAM to spill layers into (only
+    the SSD), so no "offload to system RAM" speed is quoted for it."""
+    answer = _answer(question, lang)
+    assert "系统内存" not in answer and "system RAM" not in answer and "内存卸载" not in answer, answer[:800]

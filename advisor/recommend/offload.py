@@ -52,13 +52,15 @@ def _format(weights: str | None) -> str | None:
 
 def offload_option(search: Search, gpu: GpuSpec, options: list[Option]) -> Option | None:
     """The offload Option for one `gpu`, or None: training, several sequences, a non-GGUF format asked for, a
-    one-card option that already fits, a model that fits whole at 4 bits, or a rule that blocks it."""
+    one-card option that already fits, a model that fits whole at 4 bits, a rule that blocks it, or a machine whose
+    GPU shares one unified memory with the system (a Mac, DGX Spark): there is no separate host RAM to spill layers
+    into, only the SSD."""
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.offload
     from advisor.estimator.offload import default_host, offload_for
 
     w = search.workload
     fmt = _format(w.weights)
-    if w.is_training or w.concurrency > 1 or w.batch > 1 or fmt is None:
+    if w.is_training or w.concurrency > 1 or w.batch > 1 or fmt is None or gpu.interface == "soc":
         return None
     if any(o.gpu == gpu.id and o.count == 1 and o.fits for o in options):
         return None
