@@ -81,3 +81,17 @@ def test_a_mac_is_never_offered_layer_offload_to_system_ram(question: str, lang:
     the SSD), so no "offload to system RAM" speed is quoted for it."""
     answer = _answer(question, lang)
     assert "系统内存" not in answer and "system RAM" not in answer and "内存卸载" not in answer, answer[:800]
+
+
+@pytest.mark.parametrize(("question", "lang", "word"), [
+    ("5M tokens/day with qwen3 235b a22b - how many H100 and monthly rent cost", "en", "a month rented"),
+    ("Qwen3-235B-A22B 每天 500 万 token，用 H100，每月租金多少？", "zh", "每月"),
+])
+def test_a_daily_volume_priced_by_the_month_when_a_month_is_asked(question: str, lang: str, word: str) -> None:
+    """The money of a stated daily volume is said a month when a month is asked: the day's rent × 730 h / 24 h."""
+    head = _answer(question, lang).split("\n", 1)[0]
+    assert word in head, head
+    if lang == "en":
+        month = float(re.search(r"\$([\d,]+) a month rented", head).group(1).replace(",", ""))
+        day = float(re.search(r"\(\$([\d,.]+) a day", head).group(1).replace(",", ""))
+        assert month == pytest.approx(day * 730 / 24, rel=0.01)

@@ -841,6 +841,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "token_cost.volume": "**{vol} a day on {name} costs about {bits}**: that is {mean} on average, {share}% of what it makes at full load, and the cards are paid for while they sit idle.",
     "token_cost.volume.rented": "{day} a day rented around the clock ({per} per million tokens)",
     "token_cost.volume.owned": "{day} a day owned ({per} per million tokens)",
+    "token_cost.volume.rented_month": "{month} a month rented around the clock ({day} a day, {per} per million tokens)",
+    "token_cost.volume.owned_month": "{month} a month owned ({day} a day, {per} per million tokens)",
     "token_cost.volume.idle": "**{vol} a day on {name} costs about {bits}**: that is {mean} on average, and the cards are paid for while they sit idle.",
     "token_cost.volume.over": "**{vol} a day is more than {name} makes**: {mean} on average against {top} at full load; it takes about {more}× {gpu} at full load.",
     "token_cost.none": "**The cost per million tokens on {name} cannot be computed**: the catalog has neither a dated purchase price nor a cloud price per GPU-hour for the {gpu}{why} Each million output tokens takes {hours} {at}: give a price per card or per GPU-hour and I will cost it.",

@@ -834,6 +834,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "token_cost.volume": "**在 {name} 上每天 {vol} 约需 {bits}**：平均 {mean}，只占满载产出的 {share}%，显卡空闲时也在计费。",
     "token_cost.volume.rented": "全天租用每天 {day}（每百万 token {per}）",
     "token_cost.volume.owned": "自有每天 {day}（每百万 token {per}）",
+    "token_cost.volume.rented_month": "全天租用每月 {month}（每天 {day}，每百万 token {per}）",
+    "token_cost.volume.owned_month": "自有每月 {month}（每天 {day}，每百万 token {per}）",
     "token_cost.volume.idle": "**在 {name} 上每天 {vol} 约需 {bits}**：平均 {mean}，显卡空闲时也在计费。",
     "token_cost.volume.over": "**每天 {vol} 超过 {name} 的产出**：平均 {mean}，而满载为 {top}；满载运行约需 {more} 张 {gpu}。",
     "token_cost.none": "**无法计算 {name} 的每百万 token 成本**：目录中既没有 {gpu} 的带日期购买价格，也没有云上每 GPU 小时价格{why}{at}每百万输出 token 需要 {hours}；告诉我单卡价格或每 GPU 小时价格即可算出。",

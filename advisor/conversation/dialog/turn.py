@@ -46,7 +46,7 @@ from advisor.conversation.reader.intent import (
 )
 from advisor.conversation.reader.lang import lang_asked
 from advisor.conversation.reader.numbers import to_number
-from advisor.conversation.reader.request import Request, act_of, job_summary, read_request
+from advisor.conversation.reader.request import Request, act_of, asks_monthly, job_summary, read_request
 from advisor.conversation.reader.spec_claims import match_spec_claim
 from advisor.conversation.reader.turn import (
     CODING,
@@ -468,6 +468,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_why_count=asks("why_count", text), asks_cheapest=asks("cheapest", text),
                                asks_minimum=asks("minimum", text),
                                asks_api=not workload.is_training and asks("api", text),
+                               asks_monthly=asks_monthly(text),
                                engines=() if workload.is_training else engines_compared(text),
                                reference_method=reference_method(text) if workload.is_training else "")
     try:

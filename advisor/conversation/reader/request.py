@@ -141,6 +141,11 @@ _CLAIM_SUBJECT = re.compile(r"kv[\s-]*cache|kv 缓存|moe|experts?|专家|显存
 _BUY = words(zh=r"买|购买|采购|自建", en=r"buy(?:ing)?|purchas\w*|own")
 
 
+def asks_monthly(text: str) -> bool:
+    """Whether money is asked by the month ("monthly rent cost", "每月多少钱")."""
+    return bool(_MONTHLY.search((text or "").lower()))
+
+
 def act_of(intent: str, text: str, slots: Slots) -> str:
     """The act of the question from the dialog's intent and the words of the message."""
     s = (text or "").lower()

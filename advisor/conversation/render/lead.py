@@ -191,7 +191,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             led_cost, on = _token_cost_on_more(users[0], ev, book, lang)
         if led_cost is not None and on is not None:
             if state.slots.tokens_per_day:  # "1M tokens a day": what that volume costs, the cards idle the rest
-                volume = volume_sentence(on, ev, book, lang, state.slots.tokens_per_day)
+                volume = volume_sentence(on, ev, book, lang, state.slots.tokens_per_day, ev.asks_monthly)
                 led_cost.text = volume + t("sentence.gap", lang) + led_cost.text if volume else led_cost.text
             return led_cost
     if ev.asks_train_speed and len(users) <= 1:  # a training job's "tokens/s per GPU?" / "what MFU?": that, first

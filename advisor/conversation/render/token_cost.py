@@ -24,7 +24,7 @@ from advisor.conversation.render.labels import provider_label
 from advisor.conversation.render.options_table import SRC_LOAD, misses, opt_name
 from advisor.conversation.render.power_price import at_your_price
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
+from advisor.estimator.cost import HOURS_PER_MONTH, cloud_hour_price, cloud_price, per_million_tokens, tokens_made
 from advisor.recommend.prices import stated_quote
 from knowledge.messages import known, t
 
@@ -185,10 +185,11 @@ def _why_unpriced(o: Option, book: Book, lang: str) -> str:
     return t("screen.price.why", lang, why=why)
 
 
-def volume_sentence(o: Option, ev: Analysis, book: Book, lang: str, per_day: float) -> str:
+def volume_sentence(o: Option, ev: Analysis, book: Book, lang: str, per_day: float, monthly: bool = False) -> str:
     """"1M tokens a day — what does it cost?": a stated daily volume against what `o` makes at full load. The cards
     are paid for every hour whatever they make, so at that volume a day costs the rent of 24 hours (or a day of
-    the TCO) and a million tokens costs that day's money ÷ (tokens a day / 10⁶); "" when `o` has no speed."""
+    the TCO) and a million tokens costs that day's money ÷ (tokens a day / 10⁶); `monthly`: the money asked a month
+    (a day × HOURS_PER_MONTH / 24), the day's beside it; "" when `o` has no speed."""
     cap = ev.capacity.get((o.gpu, o.count)) or {}
     full = float(cap.get("total") or 0)  # the most it makes (its most sequences at once); 0 when not computed
     where = f"{o.count}× {o.gpu_name}"
@@ -207,19 +208,24 @@ def volume_sentence(o: Option, ev: Analysis, book: Book, lang: str, per_day: flo
     cur = ev.constraints.currency
     bits = []
     rate = _rate(o, ev, book, lang)
+    def month(day: float, what: str) -> str:  # a day's money × the days of an average month (HOURS_PER_MONTH / 24)
+        return book.money(f"{what} a month of {where}", day * HOURS_PER_MONTH / 24, cur, f"{what} a day × 730 h / 24 h")
+
     if rate is not None:
         day = rate[0] * 24
-        bits.append(t("token_cost.volume.rented", lang,
-                      day=book.money(f"rent of {where} for 24 hours", day, cur, "price per GPU-hour × GPUs × 24 h"),
-                      per=book.money(f"cost per million tokens rented on {where} at the stated volume",
-                                     day / (per_day / 1e6), cur, "rent a day / (tokens a day / 10⁶)")))
+        fields = {"day": book.money(f"rent of {where} for 24 hours", day, cur, "price per GPU-hour × GPUs × 24 h"),
+                  "per": book.money(f"cost per million tokens rented on {where} at the stated volume",
+                                    day / (per_day / 1e6), cur, "rent a day / (tokens a day / 10⁶)")}
+        bits.append(t("token_cost.volume.rented_month", lang, month=month(day, "rent"), **fields) if monthly
+                    else t("token_cost.volume.rented", lang, **fields))
     owned = _owned(o)
     if owned is not None and owned[1] > 0:
         day = owned[0] / (owned[1] / 24)
-        bits.append(t("token_cost.volume.owned", lang,
-                      day=book.money(f"TCO a day of {where}", day, cur, "TCO / days it runs"),
-                      per=book.money(f"cost per million tokens owned on {where} at the stated volume",
-                                     day / (per_day / 1e6), cur, "TCO a day / (tokens a day / 10⁶)")))
+        fields = {"day": book.money(f"TCO a day of {where}", day, cur, "TCO / days it runs"),
+                  "per": book.money(f"cost per million tokens owned on {where} at the stated volume",
+                                    day / (per_day / 1e6), cur, "TCO a day / (tokens a day / 10⁶)")}
+        bits.append(t("token_cost.volume.owned_month", lang, month=month(day, "TCO"), **fields) if monthly
+                    else t("token_cost.volume.owned", lang, **fields))
     if not bits:
         return ""
     if not full:
