@@ -285,12 +285,14 @@ def test_a_daily_volume_is_costed_as_a_day_of_the_cards(text: str, per_day: floa
     """The cards are paid for every hour: a day of rent is GPUs × $/GPU-hour × 24 (the rate the answer quotes), and
     a million tokens at that volume costs that day ÷ (tokens a day / 10⁶); the average rate is tokens a day / 86,400."""
     lead = lead_of(ask(text))
-    m = re.match(r"\*\*([\d.]+) M tokens a day on (\d+)× .*? costs about \$([\d,.]+) a day rented around the clock "
-                 r"\(\$([\d,.]+) per million tokens\).*?: that is ([\d.]+) tokens/s on average", lead)
+    # a volume stated by the month ("30 million tokens per month") is priced a month, the day's money beside it
+    m = re.match(r"\*\*([\d.]+) M tokens a day on (\d+)× .*? costs about (?:\$[\d,.]+ a month rented around the clock "
+                 r"\(\$([\d,.]+) a day, |\$([\d,.]+) a day rented around the clock \()"
+                 r"\$([\d,.]+) per million tokens\).*?: that is ([\d.]+) tokens/s on average", lead)
     assert m, lead
     rate = re.search(r"rented at \$([\d.]+) per GPU-hour", lead)
     assert rate, lead
-    count, day, per_m, mean = int(m.group(2)), _money(m.group(3)), _money(m.group(4)), float(m.group(5))
+    count, day, per_m, mean = int(m.group(2)), _money(m.group(3) or m.group(4)), _money(m.group(5)), float(m.group(6))
     assert float(m.group(1)) == pytest.approx(per_day / 1e6, abs=0.05)
     assert day == pytest.approx(count * float(rate.group(1)) * 24, rel=0.01)
     assert per_m == pytest.approx(day / (per_day / 1e6), rel=0.02)
