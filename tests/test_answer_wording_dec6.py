@@ -95,3 +95,25 @@ def test_a_daily_volume_priced_by_the_month_when_a_month_is_asked(question: str,
         month = float(re.search(r"\$([\d,]+) a month rented", head).group(1).replace(",", ""))
         day = float(re.search(r"\(\$([\d,.]+) a day", head).group(1).replace(",", ""))
         assert month == pytest.approx(day * 730 / 24, rel=0.01)
+
+
+@pytest.mark.parametrize(("question", "lang"), [
+    ("serving gpt-oss-20b to 500 users with 128k context on H100s, how many", "en"),
+    ("每天处理1000万token，128k长上下文，Qwen2.5-72B用H200要几张", "zh"),
+])
+def test_a_long_context_says_the_first_token_of_a_prompt_that_fills_it(question: str, lang: str) -> None:
+    """The load line is a chat turn's (215 tokens in); with a 128k context the time to first token of one prompt
+    that fills it is said too, and it is far longer than the chat turn's."""
+    answer = _answer(question, lang)
+    m = re.search(r"(?:first token after|首 token 延迟) ([\d.]+) (ms|s)", answer)
+    long = re.search(r"(?:waits about|首 token 约需) ([\d.]+) (ms|s)", answer)
+    assert m and long, answer[:1500]
+
+    def sec(v: str, unit: str) -> float:
+        return float(v) / (1000 if unit == "ms" else 1)
+
+    assert sec(*long.groups()) > 5 * sec(*m.groups())
+
+
+def test_a_short_context_has_no_long_prompt_sentence() -> None:
+    assert "fills the context" not in _answer("Serve Llama 3.1 8B to 20 users with 4k context on one L40S")

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from advisor.recommend.results import Option
 
 SRC_API = "knowledge/data/api_prices.yaml"
+# the mainland providers' names as their users write them ("api.provider.<key>")
+_PROVIDER_KEYS = {"Alibaba Cloud Bailian (DashScope, China)": "bailian", "Zhipu AI (BigModel)": "zhipu",
+                  "Moonshot AI": "moonshot", "Volcengine Ark": "volcengine", "SiliconFlow": "siliconflow"}
 SRC_SELF = "TCO / days it runs"
 
 
@@ -81,7 +84,9 @@ def api_lead(o: Option, ev: Analysis, book: Book, lang: str, per_day: float | No
     if full:
         full_s = book.tokens(f"tokens a day at full load on {where}", full, SRC_THROUGHPUT, lang)
         reach = t("api.reach.never" if full < even else "api.reach.within", lang, full=full_s)
-    price = t("api.quote", lang, provider=quote.provider, inp=inp, out=out, as_of=str(quote.as_of), blend=blend,
+    key = _PROVIDER_KEYS.get(quote.provider)
+    provider = t(f"api.provider.{key}", lang) if key else quote.provider
+    price = t("api.quote", lang, provider=provider, inp=inp, out=out, as_of=str(quote.as_of), blend=blend,
               ratio=ratio)
     if per_day:
         vol = book.tokens("tokens a day you stated", per_day, SRC_USER, lang)

@@ -295,6 +295,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
                                            "requests per second", "users served by copies"))
     if not lead.deciding.startswith("most concurrent sequences"):  # "how many users?" leads with the capacity
         line = "" if ev.batch else load_lead.load_line(ev, fs.load_option(ev), book, lang)  # (the job's lead has its load)
+        if line:  # a long context's load is a chat turn's: one context-filling prompt's first token beside it
+            line += load_lead.long_prompt_sentence(ev, fs.load_option(ev), book, lang)
         if line and ev.asks_p99 and not users_lead:  # "p95 TTFT at 16 users?": the tails under that load, first
             first.insert(first.index(lead.text), line)
         else:

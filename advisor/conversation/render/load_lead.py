@@ -26,7 +26,7 @@ from advisor.conversation.render.options_table import (
 from advisor.conversation.render.scale_out import replicas_for_load
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
-from advisor.workload import speed_workload
+from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
 from knowledge.messages import t
 from knowledge.quantities import Seconds
 
@@ -420,6 +420,39 @@ def changed_line(ev: Any, book: Book, lang: str) -> str:
     fmt = book.text(format_label(o.sized_workload.weights if o.sized_workload else "", lang),
                     f"weight format that makes {o.count}× {o.gpu_name} hold the job", SRC_RECOMMEND)
     return t("screen.load.changed", lang, fmt=fmt) + line
+
+
+LONG_CONTEXT = 16_384  # a context this long is for long prompts (documents, RAG), not only chat turns
+
+
+def long_prompt_sentence(ev: Any, o: Any, book: Book, lang: str) -> str:
+    """A long context with no prompt length said ("500 users with 128k context"): the load above is a chat turn's,
+    so the time to first token of one prompt that fills the context is said beside it, on one copy of the model
+    with nothing else running (advisor.estimator.throughput.time_to_first_token); "" otherwise."""
+    w = ev.workload
+    stated = getattr(ev, "stated", None) or ()
+    if w.is_training or w.context < LONG_CONTEXT or "prompt_tokens" in stated or o is None or not o.fits:
+        return ""
+    # start-up: the estimator's prefill model only for a long-context answer
+    from advisor.estimator.calibration import load_calibration
+    from advisor.estimator.throughput import time_to_first_token
+    from knowledge.catalog import load_catalog
+    from knowledge.errors import InputError
+    from knowledge.structs import replace
+
+    lay = o.layout
+    per_copy = lay.tp * lay.pp
+    out = min(CHAT_OUTPUT_TOKENS, w.context // 8)
+    one = replace(w, prompt_tokens=w.context - out, output_tokens=out, concurrency=1, gpus=per_copy, tp=lay.tp,
+                  pp=lay.pp, nodes=o.nodes if lay.pp > 1 else 1, weights=lay.weights, kv=lay.kv)
+    try:
+        s = time_to_first_token(ev.model, load_catalog().gpu(o.gpu), per_copy, one, load_calibration())
+    except (InputError, ValueError):
+        return ""
+    ctx = book.tokens(f"prompt filling the context on {o.count}× {o.gpu_name}", w.context - out, SRC_USER, lang)
+    ttft = book.latency(f"time to first token of a context-filling prompt on {o.count}× {o.gpu_name}", Seconds(s),
+                        "advisor.estimator.throughput.time_to_first_token")
+    return t("screen.load.long_prompt", lang, ctx=ctx, ttft=ttft)
 
 
 def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] | None = None) -> str:
