@@ -385,3 +385,11 @@ def test_launch_hint_on_a_mac_is_llama_server() -> None:
     assert q4.launch_hint.startswith("llama-server") and "Q4_K_M" in q4.launch_hint, q4.launch_hint
     [card] = evaluate_configs(Workload(model="qwen3-32b", context=4096), [("h100-sxm", 1)], Constraints())
     assert card.launch_hint.startswith("vllm serve")
+
+
+def test_launch_hint_on_ascend_for_an_fp8_checkpoint_is_w8a8() -> None:
+    """DeepSeek-V3 ships FP8 weights; Ascend has no FP8, so its launch line serves a W8A8 checkpoint with
+    vllm-ascend's own quantisation method, whether or not a format was named."""
+    for w in (Workload(model="deepseek-v3", context=4096), Workload(model="deepseek-v3", weights="fp8", context=4096)):
+        [o] = evaluate_configs(w, [("ascend-910b2", 16)], Constraints(region="cn", currency="CNY"))
+        assert "--quantization ascend" in o.launch_hint and "W8A8" in o.launch_hint, o.launch_hint

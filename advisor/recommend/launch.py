@@ -41,7 +41,8 @@ def _serving_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> st
                 f"--parallel {w.concurrency}{split}{copies}")
     if quant in ("awq", "gptq"):
         repo = ckpt.repo if ckpt else f"<{fmt.upper()} checkpoint of {repo}>"
-    if gpu.stack == "cann" and fmt in ("fp8", "int8", "gptq-int8", "bnb-int8"):
+    if gpu.stack == "cann" and (fmt or precision(w, m)) in ("fp8", "int8", "gptq-int8", "bnb-int8"):
+        # (an FP8 checkpoint served as it is, DeepSeek-V3's, is one too)
         # Ascend has no FP8: 8-bit weights are a W8A8 INT8 checkpoint made with msModelSlim, served by vllm-ascend's
         # own quantisation method (rules-vllm-ascend-quant)
         quant, repo = "ascend", f"<W8A8 checkpoint of {repo} (msModelSlim)>"
