@@ -48,3 +48,23 @@ def test_minimum_leads_with_new_hardware_where_the_cheapest_is_used() -> None:
 def test_minimum_number_stays_a_count() -> None:
     head = _first("en", "minimum number of GPUs for Llama 3.1 70B?")
     assert re.match(r"You need \d+×", head), head
+
+
+@pytest.mark.parametrize(("lang", "question", "word"), [
+    ("en", "min config to run GLM-4.5 Air", "With 4-bit weights"),
+    ("en", "bare minimum setup to run Llama 3.1 70B?", "With 4-bit weights"),
+    ("zh", "Qwen2.5-72B 推理最低配置", "若用 4 比特权重"),
+])
+def test_minimum_also_gives_the_4bit_minimum_when_it_costs_less(lang: str, question: str, word: str) -> None:
+    """A minimum asked with no format: the answer's own format's minimum, then the cheaper one at 4-bit weights
+    (what a minimum setup usually runs), each a new purchase that fits."""
+    head = _first(lang, question)
+    assert word in head, head
+    money = [float(x.replace(",", "")) for x in re.findall(r"[$¥]([\d,]+) (?:to buy|（)", head)]
+    if lang == "en":
+        assert len(money) >= 2 and money[1] < money[0], head
+
+
+def test_no_4bit_sentence_when_a_format_was_said() -> None:
+    head = _first("en", "minimum hardware for Llama 3.1 70B in FP8?")
+    assert "With 4-bit weights" not in head

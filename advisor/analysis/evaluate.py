@@ -35,7 +35,7 @@ from advisor.analysis.steps import Step, timed
 from advisor.analysis.training_compare import same_count, training_frameworks, training_precisions
 from advisor.analysis.variants import variant_needs
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
-from advisor.estimator.memory import estimate_memory
+from advisor.estimator.memory import default_inference_format, estimate_memory
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError, NotValidated
@@ -130,6 +130,7 @@ def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> A
         training_precisions(request, steps, ev)
         training_frameworks(request, steps, ev)
         ev.fit_limits = _single_gpu_fit_limits(ev, catalog)
+        ev.minimum_4bit = _minimum_at_4bit(request, model, steps, ev)
     else:
         for mention in request.named:
             gpu = catalog.gpu(mention.gpu)
@@ -168,6 +169,21 @@ def _within_reach(o: Option, named: list[NamedConfig]) -> bool:
     was)."""
     most = max((m.count or 0 for m in named), default=0)
     return o.meets_targets and (not most or o.count <= _SAME_CARD_REACH * most)
+
+
+def _minimum_at_4bit(request: AnalysisRequest, model: ModelSpec, steps: list[Step], ev: Analysis) -> Option | None:
+    """"Minimum configuration for GLM-4.5-Air?" with no format said: the lowest purchase of new hardware at 4-bit
+    weights (AWQ INT4), the format a minimum setup is usually run in, beside the answer's own format; None when not
+    asked, a format was said, the job trains, or the model's own weights are 4-bit already."""
+    w = request.workload
+    if not request.asks_minimum or w.weights or w.is_training or request.named:
+        return None
+    if default_inference_format(model) in ("awq-int4", "gptq-int4", "mxfp4", "nvfp4", "int4"):
+        return None
+    rec = _recommend(replace(w, weights="awq-int4"), request.constraints, steps, ev)
+    priced = [(o.tco.purchase.total.amount, i, o) for i, o in enumerate(rec.options if rec else [])
+              if o.fits and o.meets_targets and "used" not in o.labels and o.tco is not None and o.tco.purchase.total]
+    return min(priced, default=(0.0, 0, None))[2]
 
 
 def count_said(request: AnalysisRequest, rec: Recommendation, ev: Analysis) -> tuple[NamedConfig, ...]:

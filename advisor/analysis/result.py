@@ -127,6 +127,7 @@ class Analysis(msgspec.Struct):
     assumptions: list[Assumption] = msgspec.field(default_factory=list)
     unavailable: list[str] = msgspec.field(default_factory=list)  # tools not available in this build
     alternatives: list[Option] = msgspec.field(default_factory=list)  # beyond the named cards when none of them works
+    minimum_4bit: Option | None = None  # "minimum configuration?": the lowest new purchase at 4-bit weights
     alternatives_within: int | None = None  # the alternatives were searched within this many GPUs (one server)
     average_speed: dict[str, float] | None = None  # the leading option's speed at the user's average concurrency
     limits: Limits | None = None  # how far the user's own (or one named) configuration stretches

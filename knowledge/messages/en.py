@@ -870,6 +870,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.provider.moonshot": "Moonshot AI",
     "api.provider.volcengine": "Volcengine Ark",
     "api.provider.siliconflow": "SiliconFlow",
+    "screen.minimum.four_bit": " With 4-bit weights (AWQ INT4, a small loss of quality) the minimum is {buy}: {need} per GPU of {usable} usable.",
     "screen.minimum": "The minimum configuration, the lowest purchase of new hardware that fits, is {buy}. Run with "
                       "{lay}: {need} per GPU of {usable} usable{tail}.",
     "screen.cheapest.lacks": " (the cheapest: {lacks})",

@@ -863,6 +863,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.provider.moonshot": "月之暗面",
     "api.provider.volcengine": "火山方舟",
     "api.provider.siliconflow": "硅基流动",
+    "screen.minimum.four_bit": "若用 4 比特权重（AWQ INT4，精度略有损失），最低配置是 {buy}：每卡 {need}，可用 {usable}。",
     "screen.minimum": "最低配置（能装下的新卡方案里购置最便宜的）是 {buy}。{lay}：每卡 {need}，可用 {usable}{tail}。",
     "screen.cheapest.lacks": "（最便宜的那个：{lacks}）",
     "screen.cheapest.higher_tco": "{years} 年总拥有成本更高，{tco} 对 {other}",

@@ -96,6 +96,12 @@ def cheapest_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     if cheapest is None:
         return None
     led = which_lead(cheapest, ev, book, lang, key="screen.minimum" if minimum else "screen.cheapest")
+    four = getattr(ev, "minimum_4bit", None)
+    if minimum and four is not None and four.tco is not None and \
+            four.tco.purchase.total.amount < cheapest.tco.purchase.total.amount:  # a 4-bit minimum: cheaper still
+        need, usable = need_and_usable(four, book)
+        led.text = led.text.rstrip() + t("screen.minimum.four_bit", lang, buy=opt_purchase(four, book, lang),
+                                         need=need, usable=usable)
     if top is not None and top is not cheapest and top.fits:
         lacks = misses(cheapest, lang)
         if cheapest.near_capacity:
