@@ -117,3 +117,15 @@ def test_a_long_context_says_the_first_token_of_a_prompt_that_fills_it(question:
 
 def test_a_short_context_has_no_long_prompt_sentence() -> None:
     assert "fills the context" not in _answer("Serve Llama 3.1 8B to 20 users with 4k context on one L40S")
+
+
+def test_a_gguf_answer_serves_as_many_users_as_its_launch_line_sets() -> None:
+    """Qwen3-32B Q4 for 20 users on 4× RTX 4090 (two llama.cpp replicas): the launch line sets --parallel to each
+    replica's users, so the load runs them all; it had said "4× RTX 4090" and then that 20 users take 12 cards (the
+    simulation kept llama-server's default of four slots)."""
+    answer = _answer("how many 4090s do i need to run qwen3 32b at q4 for 20 users w/ 8k ctx")
+    head = answer.split("\n", 1)[0]
+    n = int(re.match(r"You need (\d+)×", head).group(1))
+    assert "copies of this deployment" not in answer.split("<details>")[0], answer[:900]
+    most = re.search(r"at most (\d+) concurrent users", answer)
+    assert most and int(most.group(1)) >= 20 and n <= 4, answer[:900]

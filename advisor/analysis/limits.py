@@ -81,10 +81,14 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     w = speed_workload(replace(sized, concurrency=concurrency))  # a chat turn's lengths unless stated
     count = option.count  # the whole layout: a pipelined replica spans all its stages (serving.scheduler_for)
     tpot = tpot_target_s if tpot_target_s is not None else (None if ttft_target_s else DEFAULT_TPOT_TARGET_S)
+    # llama.cpp chosen for a GGUF format (no engine named): llama-server runs as many parallel slots as the answer's
+    # launch line sets (--parallel: the users each replica was sized for, advisor.recommend.launch); an engine the
+    # person named (llama.cpp, Ollama) keeps its default four
+    slots = max(sized.concurrency, 1) if option.layout.engine == "llama.cpp" and sized.engine is None else None
     try:
         rep = timed(steps, "simulate_serving", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
                     lambda: simulate_serving(model, gpu, count, w, load_calibration(), concurrency=concurrency,
-                                             speculation=speculation,
+                                             speculation=speculation, max_num_seqs=slots,
                                              target_tpot_s=tpot, target_ttft_s=ttft_target_s),
                     lambda r: f"TTFT {Seconds(r.result.ttft_p50_s).text('ms', 0)}, {r.result.per_user_tokens_per_s:.1f} "
                               f"tokens/s per user at {concurrency}")
@@ -96,7 +100,8 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     limit, bound = rep.max_concurrency_for_target, "latency"
     try:
         # whole-context requests, as the memory was sized: a limit never above the sequences the answer sized for
-        held = saturating_concurrency(model, gpu, count, replace(sized, concurrency=concurrency), load_calibration())
+        held = saturating_concurrency(model, gpu, count, replace(sized, concurrency=concurrency), load_calibration(),
+                                      max_num_seqs=slots)
     except AdvisorError:
         held = None
     if held is not None and option.fits:  # nor more than the memory estimate fits (the answer's "what fits")

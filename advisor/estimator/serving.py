@@ -267,10 +267,11 @@ def request_fits(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload,
 
 
 def saturating_concurrency(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration, *,
-                           engine: str | None = None) -> int:
-    """Requests in flight at an infinite request rate: as many as the scheduler runs and the KV cache holds whole
-    (prompt + output), over all replicas."""
-    _prof, _hw, sch, tp, replicas, mix, _fp4 = serving_setup(model, gpu, count, workload, calib, engine, None)
+                           engine: str | None = None, max_num_seqs: int | None = None) -> int:
+    """Requests in flight at an infinite request rate: as many as the scheduler runs (`max_num_seqs`: its flag,
+    else the engine's default) and the KV cache holds whole (prompt + output), over all replicas."""
+    _prof, _hw, sch, tp, replicas, mix, _fp4 = serving_setup(model, gpu, count, workload, calib, engine, None,
+                                                             max_num_seqs)
     vsch, mb = microbatched(sch, count, tp, replicas)
     per = min(vsch.max_num_seqs, max(1, vsch.kv_capacity_tokens // (mix.prompt + mix.output)))
     return per * replicas * mb
