@@ -59,6 +59,17 @@ def _owned_day(o: Option) -> float | None:
     return tc.tco.amount / (tc.gpu_hours_used / o.count / 24)
 
 
+def _most_output(o: Option, ev: Analysis) -> float:
+    """Output tokens/s `o` makes at most: at the most sequences it holds (ev.capacity, no load stated), else at the
+    most users the simulated load keeps within its per-token target (that many × the target's rate); 0 unknown."""
+    cap = ev.capacity.get((o.gpu, o.count)) or {}
+    if cap.get("total"):
+        return float(cap["total"])
+    load = ev.load or {}
+    limit, tpot = load.get("max_concurrency_for_target"), (load.get("target") or {}).get("tpot_s")
+    return float(limit) / float(tpot) if limit and tpot else 0.0
+
+
 def api_lead(o: Option, ev: Analysis, book: Book, lang: str, per_day: float | None) -> fs.Lead | None:
     """The API against self-hosting on `o` first (module docstring); None when the catalog has no API price for the
     model or `o` is unpriced or has no serving speed."""
@@ -77,8 +88,7 @@ def api_lead(o: Option, ev: Analysis, book: Book, lang: str, per_day: float | No
     own = book.money(f"self-hosted cost a day on {where}", day, cur, SRC_SELF)
     even = day / quote.blended_per_m * 1e6  # tokens a day at which the API costs as much as owning
     even_s = book.tokens(f"break-even tokens a day on {where}", even, "self-hosted a day / blended price", lang)
-    cap = ev.capacity.get((o.gpu, o.count)) or {}
-    full_out = float(cap.get("total") or 0)  # output tokens/s at the most sequences it holds
+    full_out = _most_output(o, ev)
     full = full_out * 86_400 * (1 + mix)  # tokens processed a day at full load, input and output
     reach = ""
     if full:
