@@ -433,12 +433,11 @@ def long_prompt_sentence(ev: Any, o: Any, book: Book, lang: str) -> str:
     stated = getattr(ev, "stated", None) or ()
     if w.is_training or w.context < LONG_CONTEXT or "prompt_tokens" in stated or o is None or not o.fits:
         return ""
-    # start-up: the estimator's prefill model only for a long-context answer
-    from advisor.estimator.calibration import load_calibration
-    from advisor.estimator.throughput import time_to_first_token
-    from knowledge.catalog import load_catalog
-    from knowledge.errors import InputError
-    from knowledge.structs import replace
+    from advisor.estimator.calibration import load_calibration  # start-up: only for a long-context answer
+    from advisor.estimator.throughput import time_to_first_token  # start-up: the prefill model, likewise
+    from knowledge.catalog import load_catalog  # start-up: likewise
+    from knowledge.errors import InputError  # start-up: likewise
+    from knowledge.structs import replace  # start-up: likewise
 
     lay = o.layout
     per_copy = lay.tp * lay.pp
