@@ -129,3 +129,10 @@ def test_a_gguf_answer_serves_as_many_users_as_its_launch_line_sets() -> None:
     assert "copies of this deployment" not in answer.split("<details>")[0], answer[:900]
     most = re.search(r"at most (\d+) concurrent users", answer)
     assert most and int(most.group(1)) >= 20 and n <= 4, answer[:900]
+
+
+def test_a_sentence_after_yes_continues_in_lower_case() -> None:
+    for question in ("can 4x H100 run Llama 3.3 70B and what does that cost?",
+                     "QLoRA finetune llama 3 70b on a single A100 80GB - feasible? how long for 10k samples"):
+        head = _answer(question).split("\n", 1)[0]
+        assert head.startswith("**Yes** — ") and head[len("**Yes** — ")].islower(), head

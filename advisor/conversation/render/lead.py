@@ -295,7 +295,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             need, usable = need_and_usable(chosen, book)
             led.text += t("sentence.gap", lang) + t("lead.fits_too", lang, need=need, usable=usable,
                                                     lay=opt_layout(chosen, lang, book))
-            led.text, led.verdict = t("lead.yes", lang, text=led.text), "yes"  # "能不能…？要多久？": yes, first
+            led.text, led.verdict = t("lead.yes", lang, text=_after_yes(led.text)), "yes"  # "能不能…？要多久？": yes, first
         if led is not None:
             others = [u for u in users if u is not chosen and u.fits and u.training and u.training.wall]
             if others:  # "How long on our 8×A100? Would 8×H100 be worth it?": the other named one's time too
@@ -312,7 +312,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led is not None and ev.asks_fits and chosen is not None:  # "… and what does it cost?": yes, then the price
             need, usable = need_and_usable(chosen, book)
             fits = t("lead.fits_too", lang, need=need, usable=usable, lay=opt_layout(chosen, lang, book))
-            led.text, led.verdict = t("lead.yes", lang, text=fits + t("sentence.gap", lang) + led.text), "yes"
+            led.text, led.verdict = t("lead.yes", lang, text=_after_yes(fits) + t("sentence.gap", lang) + led.text), "yes"
         if led is not None:
             return led
     if intent == "explain":
@@ -325,6 +325,12 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return purchase_lead.which_lead(chosen, ev, book, lang)
+
+
+def _after_yes(text: str) -> str:
+    """A sentence continued after "**Yes** —": its first word in lower case ("Yes — about 1.4 days", "Yes — the
+    memory is enough"), unless it is a name or an acronym (its second letter is a capital: "GPU", "RTX")."""
+    return text[0].lower() + text[1:] if len(text) > 1 and text[0].isupper() and text[1].islower() else text
 
 
 def _token_cost_on_more(named: Option, ev: Analysis, book: Book, lang: str) -> tuple[fs.Lead | None, Option | None]:
