@@ -29,12 +29,13 @@ from advisor.analysis.named import evaluate_named
 from advisor.analysis.pinned_layout import settle
 from advisor.analysis.rent_budget import cheapest_rented, rent_cap, rentable_cards
 from advisor.analysis.request import AnalysisRequest, NamedConfig
-from advisor.analysis.result import Analysis, Assumption, top_option
+from advisor.analysis.result import SAME_CARD_REACH, Analysis, Assumption, top_option
 from advisor.analysis.smaller import smaller_models_that_fit
 from advisor.analysis.steps import Step, timed
 from advisor.analysis.training_compare import same_count, training_frameworks, training_precisions
 from advisor.analysis.variants import variant_needs
 from advisor.estimator.fit_limits import FitLimits, training_fit_limits
+from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.memory import default_inference_format, estimate_memory
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
@@ -93,8 +94,8 @@ def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> A
                   asks_speed=request.asks_speed, asks_context=request.asks_context, asks_batch=request.asks_batch,
                   asks_servers=request.asks_servers, asks_token_cost=request.asks_token_cost,
                   asks_why_count=request.asks_why_count, reference_method=request.reference_method,
-                  asks_cheapest=request.asks_cheapest or request.asks_minimum,
-                  asks_minimum=request.asks_minimum, asks_api=request.asks_api, asks_monthly=request.asks_monthly, asks_kv_token=request.asks_kv_token,
+                  asks_cheapest=request.asks_cheapest or request.asks_minimum, asks_minimum=request.asks_minimum,
+                  asks_api=request.asks_api, asks_monthly=request.asks_monthly, asks_kv_token=request.asks_kv_token,
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed,
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,
@@ -161,14 +162,11 @@ def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> A
     return ev
 
 
-_SAME_CARD_REACH = 4  # more of a named card than 4× its named count is no longer "that setup, somewhat bigger"
-
-
 def _within_reach(o: Option, named: list[NamedConfig]) -> bool:
-    """An option that meets the targets within `_SAME_CARD_REACH` × the largest count named (any count when none
+    """An option that meets the targets within `SAME_CARD_REACH` × the largest count named (any count when none
     was)."""
     most = max((m.count or 0 for m in named), default=0)
-    return o.meets_targets and (not most or o.count <= _SAME_CARD_REACH * most)
+    return o.meets_targets and (not most or o.count <= SAME_CARD_REACH * most)
 
 
 def _minimum_at_4bit(request: AnalysisRequest, model: ModelSpec, steps: list[Step], ev: Analysis) -> Option | None:
@@ -178,12 +176,13 @@ def _minimum_at_4bit(request: AnalysisRequest, model: ModelSpec, steps: list[Ste
     w = request.workload
     if not request.asks_minimum or w.weights or w.is_training or request.named:
         return None
-    if default_inference_format(model) in ("awq-int4", "gptq-int4", "mxfp4", "nvfp4", "int4"):
+    if bits_per_weight(default_inference_format(model)) <= 5:  # the checkpoint is 4-bit already (gpt-oss MXFP4)
         return None
+    from advisor.recommend.prices import lowest_purchase  # start-up: the recommender stays optional (_recommend)
+
     rec = _recommend(replace(w, weights="awq-int4"), request.constraints, steps, ev)
-    priced = [(o.tco.purchase.total.amount, i, o) for i, o in enumerate(rec.options if rec else [])
-              if o.fits and o.meets_targets and "used" not in o.labels and o.tco is not None and o.tco.purchase.total]
-    return min(priced, default=(0.0, 0, None))[2]
+    four = lowest_purchase(rec.options, new_only=True) if rec else None
+    return four if four is not None and four.meets_targets and "used" not in four.labels else None
 
 
 def count_said(request: AnalysisRequest, rec: Recommendation, ev: Analysis) -> tuple[NamedConfig, ...]:

@@ -110,6 +110,9 @@ class PinnedNote(msgspec.Struct):
     best_wall_s: float | None = None
 
 
+SAME_CARD_REACH = 4  # more of a named card than 4× its named count is no longer "that setup, somewhat bigger"
+
+
 class Analysis(msgspec.Struct):
     """Everything an answer about one workload shows (advisor.analysis.evaluate.analyse)."""
 

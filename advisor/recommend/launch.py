@@ -31,7 +31,7 @@ def _serving_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> st
     fmt = "awq-int4" if w.weights == "int4" else w.weights or ""  # generic 4-bit: the AWQ checkpoint
     quant = VLLM_QUANTIZATION.get(fmt, "")
     ckpt = quantized_checkpoint(m, fmt)
-    gguf = fmt.startswith("q") or engine_for(gpu, w) in ("llama.cpp", "ollama")  # a Mac serves BF16 as a GGUF too
+    gguf = fmt.startswith("q") or engine_for(gpu, w) == "llama.cpp"  # a Mac serves BF16 as a GGUF too
     if gguf:
         split = f" --tensor-split {','.join(['1'] * layout.tp)}" if layout.tp > 1 else ""  # one copy's GPUs
         name = GGUF_TYPE.get(fmt, fmt.upper() or "BF16")

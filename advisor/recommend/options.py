@@ -21,6 +21,7 @@ from advisor.recommend.search import (
     Sizing,
     closest_sizing,
     counts,
+    fewest_between,
     first_fit,
     layouts_for,
     memory_of,
@@ -184,16 +185,13 @@ def _fewest_servers(search: Search, gpu: GpuSpec, slow: int, met: tuple[Sizing, 
     6 meet the target, and a deadline's jump to count × time ÷ deadline overshot where a layout change at more GPUs
     runs faster than linearly (7B on 1T tokens in 30 days: 56 H100 where 48 finish in 25 days)."""
     per_node = search.constraints.max_gpus_per_node
-    lo, hi = slow, met[0].layout.nodes  # lo misses, hi meets
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        found = first_fit(search, gpu, [(mid * per_node, mid)])
+
+    def meets_at(nodes: int) -> tuple[Sizing, Speed] | None:
+        found = first_fit(search, gpu, [(nodes * per_node, nodes)])
         pace = found and _fastest_group(search, gpu, [found, *wider_groups(search, gpu, found)])
-        if pace and not speed_misses(search, pace[1].throughput, pace[1].training):
-            hi, met = mid, pace
-        else:
-            lo = mid
-    return met
+        return pace if pace and not speed_misses(search, pace[1].throughput, pace[1].training) else None
+
+    return fewest_between(slow, met[0].layout.nodes, met, meets_at)
 
 
 def _needed_for_speed(search: Search, missed: list[str], training: TrainingFigures | None, layout: Layout,

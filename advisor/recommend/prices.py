@@ -41,6 +41,23 @@ def unit_price(gpu: GpuSpec, currency: str, condition: str = "new") -> UnitPrice
                      source=source, condition=cond, reliability=reliability, end_of_life=end_of_life(gpu))
 
 
+def lowest_purchase(options: list[Option], *, new_only: bool = False) -> Option | None:
+    """The fitting option with the lowest full purchase (cards and servers; not the person's own cards): among
+    those that meet the targets and rules where any does, and with `new_only` among the new ones where any is
+    left; None when none is priced."""
+    priced = [o for o in options if o.fits and o.tco is not None and o.tco.purchase.total and "existing" not in o.labels]
+    priced = [o for o in priced if o.meets_targets] or priced
+    if new_only:
+        priced = [o for o in priced if "used" not in o.labels] or priced
+    return min(priced, key=purchase_amount, default=None)
+
+
+def purchase_amount(o: Option) -> float:
+    """The option's full purchase (cards and servers) in its currency; infinity when unpriced."""
+    total = o.tco.purchase.total if o.tco is not None else None
+    return total.amount if total else math.inf
+
+
 def option_price(search: Search, gpu: GpuSpec) -> UnitPrice | None:
     """The dated unit price of `gpu` in the request's currency and condition (None when the catalog has none)."""
     return unit_price(gpu, search.constraints.currency, search.constraints.condition)

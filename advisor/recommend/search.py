@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from advisor.estimator.formats import weight_bytes
 from advisor.estimator.kv_cache import kv_cache_bytes
@@ -366,6 +366,7 @@ class _Never:
 
 
 _NEVER = _Never()
+T = TypeVar("T")
 _At = Callable[[Search, GpuSpec, int, int], "Sizing | _Never | None"]
 
 
@@ -385,19 +386,29 @@ def _layout_at(search: Search, gpu: GpuSpec, count: int, nodes: int) -> Sizing |
     return None
 
 
-def _fewest_nodes(search: Search, gpu: GpuSpec, at: _At, missed: int, found: Sizing) -> Sizing:
-    """Between `missed` whole servers (no fit) and `found` (fits), the fewest servers that fit, by bisection: the
-    memory per GPU only falls as servers are added (more shards of the weights and states, more pipeline stages)."""
-    per_node = search.constraints.max_gpus_per_node
-    lo, hi = missed, found.layout.nodes
+def fewest_between(lo: int, hi: int, found: T, probe: Callable[[int], T | None]) -> T:
+    """Between `lo` servers (which miss) and `hi` (which give `found`), the result at the fewest servers for which
+    `probe` gives one, by bisection: it assumes that what holds at n servers holds at more."""
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        tried = at(search, gpu, mid * per_node, mid)
-        if isinstance(tried, Sizing):
+        tried = probe(mid)
+        if tried is not None:
             hi, found = mid, tried
         else:
             lo = mid
     return found
+
+
+def _fewest_nodes(search: Search, gpu: GpuSpec, at: _At, missed: int, found: Sizing) -> Sizing:
+    """Between `missed` whole servers (no fit) and `found` (fits), the fewest servers that fit (`fewest_between`):
+    the memory per GPU only falls as servers are added (more shards of the weights and states, more stages)."""
+    per_node = search.constraints.max_gpus_per_node
+
+    def fits_at(nodes: int) -> Sizing | None:
+        tried = at(search, gpu, nodes * per_node, nodes)
+        return tried if isinstance(tried, Sizing) else None
+
+    return fewest_between(missed, found.layout.nodes, found, fits_at)
 
 
 def wider_groups(search: Search, gpu: GpuSpec, found: Sizing) -> Iterator[Sizing]:

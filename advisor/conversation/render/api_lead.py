@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.options_table import opt_name
+from advisor.conversation.render.token_cost import owned_day
 from advisor.estimator.api_cost import ApiQuote, api_quotes
 from advisor.estimator.calibration import load_economics
 from advisor.workload import speed_workload
@@ -51,14 +52,6 @@ def cheapest_api(ev: Analysis) -> ApiQuote | None:
     return quotes[0] if quotes else None
 
 
-def _owned_day(o: Option) -> float | None:
-    """The option's money a day over its horizon (TCO / days it runs), or None when unpriced."""
-    tc = o.tco
-    if tc is None or tc.basis == "training_job" or tc.gpu_hours_used <= 0:
-        return None
-    return tc.tco.amount / (tc.gpu_hours_used / o.count / 24)
-
-
 def _most_output(o: Option, ev: Analysis) -> float:
     """Output tokens/s `o` makes at most: at the most sequences it holds (ev.capacity, no load stated), else at the
     most users the simulated load keeps within its per-token target (that many × the target's rate); 0 unknown."""
@@ -75,7 +68,7 @@ def api_lead(o: Option, ev: Analysis, book: Book, lang: str, per_day: float | No
     model or `o` is unpriced or has no serving speed."""
     if ev.workload.is_training or not o.fits:
         return None
-    quote, day = cheapest_api(ev), _owned_day(o)
+    quote, day = cheapest_api(ev), owned_day(o)
     if quote is None or day is None:
         return None
     cur, where, mix = ev.constraints.currency, f"{o.count}× {o.gpu_name}", _mix(ev)

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from advisor.analysis.result import top_option
+from advisor.analysis.result import SAME_CARD_REACH, top_option
 from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
@@ -35,6 +35,7 @@ from advisor.conversation.render.book import (
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
+    miss_words,
     misses,
     need_and_usable,
     opt_days,
@@ -50,7 +51,7 @@ from advisor.conversation.render.scale_out import offload_sentence, own_card_sma
 from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
-from knowledge.messages import known, t
+from knowledge.messages import t
 from knowledge.quantities import Bytes, Seconds
 
 DETAILS_OPEN = "<details>"
@@ -371,11 +372,11 @@ def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
 
 def _best_other(ev: Any, o: Any) -> Any:
     """The configuration to name after a named one that does not work: another card's (ev.alternatives) first, then
-    the recommender's; more of the same card only within 4× the named count (256 RTX 4090s for a LoRA that 8 do
-    not hold is no answer when another card holds it)."""
+    the recommender's; more of the same card only within SAME_CARD_REACH × the named count (256 RTX 4090s for a
+    LoRA that 8 do not hold is no answer when another card holds it)."""
     pool = list(ev.alternatives) + (list(ev.recommendation.options) if ev.recommendation else [])
     ok = [x for x in pool if x.fits and x.meets_targets and (x.gpu, x.count) != (o.gpu, o.count)]
-    near = [x for x in ok if x.gpu != o.gpu or x.count <= 4 * o.count]
+    near = [x for x in ok if x.gpu != o.gpu or x.count <= SAME_CARD_REACH * o.count]
     return next(iter(near or ok), None)
 
 
@@ -429,7 +430,7 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     if lang == "zh" and what[-1:].isascii():
         what += " "  # "训练 10 亿 tokens 约需", not "tokens约需"
     text = t("screen.time", lang, name=name, what=what, days=days, hours=hours)
-    ruled = [m for m in misses(top, lang) if m != _miss_words("deadline", lang)]
+    ruled = [m for m in misses(top, lang) if m != miss_words("deadline", lang)]
     if ruled:  # a time on a configuration a rule rules out (host RAM for its offload): said, with what runs instead
         text = text.rstrip("。.") + t("screen.but", lang, missing=t("list.sep", lang).join(ruled)) + t("sentence.end", lang)
         alt = _best_other(ev, top)
@@ -438,11 +439,6 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                       lay=opt_layout(alt, lang, book))
     return Lead(text, None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
-
-def _miss_words(miss: str, lang: str) -> str:
-    """A missed target's words as `misses` says them."""
-    key = f"option.miss.{miss}"
-    return t(key, lang) if known(key) else miss
 
 
 def time_against(o: Any, base: Any, book: Book, lang: str) -> str:

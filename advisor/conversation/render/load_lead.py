@@ -24,11 +24,16 @@ from advisor.conversation.render.options_table import (
     user_speed,
 )
 from advisor.conversation.render.scale_out import replicas_for_load
+from advisor.estimator.calibration import load_calibration
 from advisor.estimator.cost import HOURS_PER_MONTH
+from advisor.estimator.throughput import time_to_first_token
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
+from knowledge.catalog import load_catalog
+from knowledge.errors import InputError
 from knowledge.messages import t
 from knowledge.quantities import Seconds
+from knowledge.structs import replace
 
 
 def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
@@ -433,12 +438,6 @@ def long_prompt_sentence(ev: Any, o: Any, book: Book, lang: str) -> str:
     stated = getattr(ev, "stated", None) or ()
     if w.is_training or w.context < LONG_CONTEXT or "prompt_tokens" in stated or o is None or not o.fits:
         return ""
-    from advisor.estimator.calibration import load_calibration  # start-up: only for a long-context answer
-    from advisor.estimator.throughput import time_to_first_token  # start-up: the prefill model, likewise
-    from knowledge.catalog import load_catalog  # start-up: likewise
-    from knowledge.errors import InputError  # start-up: likewise
-    from knowledge.structs import replace  # start-up: likewise
-
     lay = o.layout
     per_copy = lay.tp * lay.pp
     out = min(CHAT_OUTPUT_TOKENS, w.context // 8)

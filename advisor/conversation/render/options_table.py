@@ -114,10 +114,10 @@ def misses(o: Option, lang: str, *, running: bool = False) -> list[str]:
     market_only = running and "candidate" in o.labels and all(f.topic == "market" for f in blocks if not restates(f, o))
     key = "option.market_note" if market_only else "option.ruled_out"
     return [message(key, lang, why=message("option.ruled_out_sep", lang).join(named))
-            if m == "blocked" and named else _miss(m, lang) for m in keep]
+            if m == "blocked" and named else miss_words(m, lang) for m in keep]
 
 
-def _miss(miss: str, lang: str) -> str:
+def miss_words(miss: str, lang: str) -> str:
     """A missed target in words ("option.miss.MISS"); one the catalogs lack as its code."""
     return message(f"option.miss.{miss}", lang) if known(f"option.miss.{miss}") else miss
 

@@ -23,6 +23,7 @@ from advisor.conversation.render.options_table import (
     opt_speed,
     opt_tco,
 )
+from advisor.recommend.prices import lowest_purchase, purchase_amount
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from knowledge.messages import t
 
@@ -86,19 +87,13 @@ def cheapest_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     rec = ev.recommendation
     if rec is None or ev.user_options:
         return None
-    priced = [o for o in rec.options if o.fits and o.tco is not None and o.tco.purchase.total
-              and "existing" not in o.labels]
-    priced = [o for o in priced if o.meets_targets] or priced  # the targets and rules met, where any meets them
     minimum = bool(getattr(ev, "asks_minimum", False))
-    if minimum:
-        priced = [o for o in priced if "used" not in o.labels] or priced
-    cheapest = min(priced, key=lambda o: o.tco.purchase.total.amount, default=None)
+    cheapest = lowest_purchase(rec.options, new_only=minimum)
     if cheapest is None:
         return None
     led = which_lead(cheapest, ev, book, lang, key="screen.minimum" if minimum else "screen.cheapest")
     four = getattr(ev, "minimum_4bit", None)
-    if minimum and four is not None and four.tco is not None and \
-            four.tco.purchase.total.amount < cheapest.tco.purchase.total.amount:  # a 4-bit minimum: cheaper still
+    if minimum and four is not None and purchase_amount(four) < purchase_amount(cheapest):  # 4-bit: cheaper still
         need, usable = need_and_usable(four, book)
         led.text = led.text.rstrip() + t("screen.minimum.four_bit", lang, buy=opt_purchase(four, book, lang),
                                          need=need, usable=usable)

@@ -86,6 +86,13 @@ def _rate(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] |
     return hour * o.count, words
 
 
+def owned_day(o: Option) -> float | None:
+    """The option's money a day over its horizon (TCO / days it runs: the cards are paid for whether busy or idle),
+    or None when unpriced."""
+    owned = _owned(o)
+    return owned[0] / (owned[1] / 24) if owned is not None and owned[1] > 0 else None
+
+
 def _owned(o: Option) -> tuple[float, float] | None:
     """(the option's money over the horizon, the hours it runs) when it is priced (or owned: running cost)."""
     tc = o.tco
@@ -218,13 +225,12 @@ def volume_sentence(o: Option, ev: Analysis, book: Book, lang: str, per_day: flo
                                     day / (per_day / 1e6), cur, "rent a day / (tokens a day / 10⁶)")}
         bits.append(t("token_cost.volume.rented_month", lang, month=month(day, "rent"), **fields) if monthly
                     else t("token_cost.volume.rented", lang, **fields))
-    owned = _owned(o)
-    if owned is not None and owned[1] > 0:
-        day = owned[0] / (owned[1] / 24)
-        fields = {"day": book.money(f"TCO a day of {where}", day, cur, "TCO / days it runs"),
+    own = owned_day(o)
+    if own is not None:
+        fields = {"day": book.money(f"TCO a day of {where}", own, cur, "TCO / days it runs"),
                   "per": book.money(f"cost per million tokens owned on {where} at the stated volume",
-                                    day / (per_day / 1e6), cur, "TCO a day / (tokens a day / 10⁶)")}
-        bits.append(t("token_cost.volume.owned_month", lang, month=month(day, "TCO"), **fields) if monthly
+                                    own / (per_day / 1e6), cur, "TCO a day / (tokens a day / 10⁶)")}
+        bits.append(t("token_cost.volume.owned_month", lang, month=month(own, "TCO"), **fields) if monthly
                     else t("token_cost.volume.owned", lang, **fields))
     if not bits:
         return ""
