@@ -36,13 +36,14 @@ def _head(question: str, lang: str = "en") -> str:
     "Should we self-host Llama 3.3 70B or just use an API?", "self-host qwen3 32b vs api, which is cheaper?",
     "run it ourselves or pay for the DeepSeek API?", "is that cheaper than the together api?",
     "groq api or buy our own gpus?", "自建还是调 API 划算？", "用 API 还是自己部署 Qwen3-32B", "按 token 付费和自己买卡哪个便宜",
+    "honestly is paying groq cheaper than running mixtral 8x7b on our own box?", "自己搭划不划算，还是直接买 API？",
 ])
 def test_the_question_is_read(text: str) -> None:
     assert asks("api", text)
 
 
 @pytest.mark.parametrize("text", ["serve it with an OpenAI compatible API", "what api does vllm expose",
-                                  "openai-compatible api server for vllm on 2 GPUs"])
+                                  "openai-compatible api server for vllm on 2 GPUs", "together with 4 users"])
 def test_an_api_server_is_not_the_question(text: str) -> None:
     assert not asks("api", text)
 

@@ -20,6 +20,7 @@ def _first(lang: str, question: str) -> str:
     "Kimi K2 最低配置是什么？", "跑 DeepSeek-R1 的最低要求", "Qwen3-235B 最小配置要多少钱", "入门配置推荐一下，跑 32B",
     "What are the minimum hardware requirements to run Kimi K2?", "bare minimum to run llama 70b",
     "min specs for serving mixtral?", "what's the minimal setup for Qwen3-32B", "entry-level rig for a 70B model",
+    "whats the bare-bones rig for phi-4 14b",
 ])
 def test_minimum_configuration_is_read(text: str) -> None:
     assert asks("minimum", text)

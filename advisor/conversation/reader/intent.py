@@ -353,12 +353,12 @@ _MINIMUM_CONFIG = words(zh=r"(?<!成本)(?<!价格)(?<!费用)(?<!花费)(?<!预
                            r"最低(?:需要|要)什么|至少(?:需要|要)什么(?:配置|硬件|卡)",
                         en=r"(?:bare\s+)?(?:minimum|minimal|min)\s+(?:hardware\s+|system\s+|gpu\s+|vram\s+)?"
                            r"(?:requirements?|reqs|specs?|config(?:uration)?s?|setup|set-up|hardware|rig|build)|"
-                           r"bare minimum|entry[\s-]level (?:setup|config\w*|hardware|rig)")
+                           r"bare minimum|bare[\s-]?bones|entry[\s-]level (?:setup|config\w*|hardware|rig)")
 # "self-host Llama 3.3 70B or just use an API?", "自建还是调 API 划算": the cheapest hosted API against the sized
 # configuration owned, at the daily volume stated (render.api_lead)
 _API_VS_SELF = words(zh=r"(?:调|调用|用|接|走)\s*(?:云\s*)?api|api\s*(?:调用|还是|更?划算|更?便宜|价格|费用|成本)|"
                         r"自(?:建|己部署|行部署|部署|托管)还是|还是(?:调|调用|用)\s*(?:api|接口|大模型服务)|按\s*token\s*(?:付费|计费)|"
-                        r"私有化部署还是",
+                        r"私有化部署还是|(?:直接|还是)\s*(?:买|用|调|调用|接)\s*(?:现成的?\s*)?api",
                      en=r"(?:or|vs\.?|versus|against|compared (?:to|with)|instead of)\s+(?:just\s+)?(?:(?:using|use|calling|call|paying for|pay for|going with|go with)\s+)?"
                         r"(?:an?\s+|the\s+)?(?:[\w.-]+\s+){0,2}apis?(?![\w-])|"
                         r"apis?\s+(?:or|vs\.?|versus)\s+(?:self[\s-]?host\w*|run(?:ning)? (?:it )?(?:ourselves|myself|on[\s-]?prem\w*)|"
@@ -366,7 +366,10 @@ _API_VS_SELF = words(zh=r"(?:调|调用|用|接|走)\s*(?:云\s*)?api|api\s*(?:�
                         r"(?:our|my) own (?:gpus|hardware|servers))|(?:just|simply) (?:use|call|pay for|go with) (?:an?\s+|the\s+)?"
                         r"(?:[\w.-]+\s+){0,2}apis?|cheaper than (?:an?\s+|the\s+|using (?:an?\s+|the\s+)?)?(?:[\w.-]+\s+){0,2}apis?|"
                         r"(?:buy|own) (?:gpus|hardware|servers) or (?:use|pay for|call) (?:an? )?apis?|api (?:pricing|prices?|costs?) "
-                        r"(?:vs\.?|versus|against|compared)|per[\s-]token api|hosted api")
+                        r"(?:vs\.?|versus|against|compared)|per[\s-]token api|hosted api|"
+                        # "is paying Groq cheaper than …": a hosted provider named, paid or called
+                        r"(?:pay(?:ing)?|using|use|call(?:ing)?)\s+(?:for\s+)?(?:groq|together(?:\.ai| ai)?|fireworks|"
+                        r"deepinfra|openrouter|bedrock|cerebras|siliconflow)")
 # "Do I need InfiniBand for 4 nodes?", "4 台服务器训练需要 IB 网络吗", "is 100GbE enough between the servers": the network
 # between servers a training job needs (advisor.analysis.fabric)
 _NET = r"(?:infiniband|(?<![a-z])ib(?![a-z])|roce(?:v2)?|rdma|(?:100|200|400|800)\s*g(?:b(?:e|it)?|/s)?(?![a-z0-9])|ethernet|以太网|ib\s*网络?|高速网络?|组网|网络互联|节点间网络|机间网络|服务器间网络|inter-?node network|network between (?:the )?(?:servers|nodes))"
