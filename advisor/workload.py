@@ -132,6 +132,10 @@ class Workload(Frozen):
                             extra_json_schema={"x-model-rule": "divides num_attention_heads"})] = 1
     pp: Annotated[int, Meta(ge=1, le=1024, description="pipeline stages: at most the model's layers; tp × pp ≤ gpus × nodes",
                             extra_json_schema={"x-model-rule": "at most num_layers"})] = 1
+    attention_dp: Annotated[bool, Meta(description="serving an MLA model (DeepSeek-V2/V3, Kimi K2): attention data-parallel "
+                                       "over the TP group (SGLang --enable-dp-attention; vLLM --data-parallel-size with "
+                                       "--enable-expert-parallel): each GPU keeps the whole attention and the KV cache of "
+                                       "its own share of the sequences; the rest stays split tp ways")] = False
     recompute: Annotated[Recompute, Meta(description="activation recomputation (unset: full for fine-tuning, selective for pre-training)")] | None = None
     lora_rank: Annotated[int, Meta(ge=1, le=4096, description="LoRA rank")] = 16
     grad_accum: Annotated[int, Meta(ge=1, le=100_000, description="training: micro-batches per optimizer step (gradients stay live between them; HF Trainer default 1)")] = 1
@@ -152,6 +156,9 @@ class Workload(Frozen):
             raise ValueError(
                 f"tp × pp = {self.tp * self.pp} exceeds the {world} GPUs (gpus × nodes); accepted: tp × pp ≤ gpus × nodes"
             )
+        if self.attention_dp and (self.task != "inference" or self.tp < 2):
+            raise ValueError("attention_dp splits a serving TP group's sequences over its GPUs; accepted: task "
+                             "inference with tp ≥ 2")
         if self.task == "qlora" and self.weights not in (None, "nf4", "bnb-4bit", "int4", "gptq-int4", "awq-int4"):
             raise ValueError(f"QLoRA needs a 4-bit base (nf4), not '{self.weights}'; accepted: nf4 or leave unset")
 

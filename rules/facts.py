@@ -188,6 +188,8 @@ class ConfigFacts(_Facts):
     fits_sharded: Annotated[bool, Meta(description="would fit if sharded across the GPUs (TP/ZeRO-3)")] | None = None
     tp_divides_heads: Annotated[bool, Meta(description="attention and KV heads divide evenly by tp")] | None = None
     tp_spans_nodes: bool | None = None
+    attention_dp: Annotated[bool, Meta(description="serving an MLA model with attention data-parallel over each TP "
+                                       "group (DP attention)")] | None = None
     cpu_ram_bytes: Annotated[int, Meta(gt=0, description="host RAM per node")] | None = None
     offload_cpu_bytes: Annotated[int, Meta(ge=0, description="host memory the job needs per node")] | None = None
     offload_ram_ratio: Annotated[float, Meta(ge=0)] | None = None

@@ -68,6 +68,17 @@ RULES: tuple[RuleMeta, ...] = (
         alternative="tp=2",
     ),
     RuleMeta(
+        id="sizing-dp-attention",
+        topic="sizing",
+        applies_to=CONFIG,
+        when=f.attention_dp == True,  # noqa: E712
+        severity="info",
+        source="sglang-dp-attention",
+        section="Data Parallelism Attention (DPA): the problem with tensor parallelism for MLA models",
+        refs=("vllm-data-parallel", "vllm-recipes-762-dp8", "rules-estimator"),
+        summary="MLA model served with DP attention: each GPU caches its own requests' KV and holds the whole attention.",
+    ),
+    RuleMeta(
         id="sizing-tp-spans-nodes",
         topic="sizing",
         applies_to=CONFIG,

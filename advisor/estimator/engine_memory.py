@@ -125,8 +125,9 @@ def visible_bytes(gpu: GpuSpec) -> int:
     return int(gpu.memory_bytes * VISIBLE_FRACTION[cls])
 
 
-def _per_token_kv(model: ModelSpec, kv: str, tp: int) -> int:
-    return round(kv_bytes_per_token_layer(model, kv, tp) * model.num_layers)
+def _per_token_kv(model: ModelSpec, kv: str, tp: int, attention_dp: bool = False) -> int:
+    """One token's KV bytes on one GPU, all layers (under DP attention the GPU's average share: whole tokens / tp)."""
+    return round(kv_bytes_per_token_layer(model, kv, tp, attention_dp) * model.num_layers)
 
 
 def _engine_constants(tp: int) -> tuple[int, int, int]:
@@ -150,9 +151,11 @@ def vllm_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: str 
                    max_model_len: int = DEFAULT_CONTEXT, release: str = "current", gpu_memory_utilization: float | None = None,
                    kv_cache_memory_bytes: int | None = None, max_num_batched_tokens: int | None = None,
                    max_num_seqs: int | None = None, cuda_graphs_profiled: bool | None = None,
-                   total_bytes: int | None = None) -> EngineKvBudget:
+                   total_bytes: int | None = None, attention_dp: bool = False) -> EngineKvBudget:
     """vLLM's KV cache on each GPU of a TP group (module docstring). `total_bytes` overrides the driver-visible
-    memory (a log's total_gpu_memory); the other keywords are vLLM's own engine arguments."""
+    memory (a log's total_gpu_memory); the other keywords are vLLM's own engine arguments. `attention_dp`: the
+    group runs as data-parallel ranks with the experts split (--data-parallel-size, --enable-expert-parallel); the
+    tokens are the whole group's."""
     rel = VLLM_RELEASES.get(release)
     if rel is None:
         raise InputError(f"unknown vLLM release profile '{release}'", field="release", accepted=", ".join(VLLM_RELEASES))
@@ -168,7 +171,7 @@ def vllm_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: str 
                                   else (8192 if large else 2048))
     if max_num_seqs is None:
         max_num_seqs = rel.max_num_seqs_large if large else rel.max_num_seqs
-    w = weight_bytes(model, fmt, tp=tp)
+    w = weight_bytes(model, fmt, tp=tp, attention_dp=attention_dp)
     act = prefill_workspace_bytes(model, max_num_batched_tokens, max_num_batched_tokens, tp=tp, flash=True,
                                   logits_tokens=min(max_num_seqs, max_num_batched_tokens))
     non_torch, graphs, block = _engine_constants(tp)
@@ -187,7 +190,7 @@ def vllm_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: str 
         how = (f"KV = {total / GIB:.2f} GiB × {util:g} − weights {w / GIB:.2f} − activation peak {act / GIB:.2f} "
                f"({max_num_batched_tokens} tokens) − non-torch {non_torch / GIB:.2f}"
                + (f" − CUDA graphs {graphs / GIB:.2f}" if graphs else "") + f" = {kv_bytes / GIB:.2f} GiB")
-    per_tok = _per_token_kv(model, kv, tp)
+    per_tok = _per_token_kv(model, kv, tp, attention_dp)
     blocks = kv_bytes // (block * per_tok) if per_tok else 0
     out = EngineKvBudget(
         engine="vllm", release=rel.label, fraction=util, total_bytes=total, weights_bytes=w, activation_bytes=act,
@@ -223,16 +226,17 @@ def sglang_mem_fraction_static(gpu: GpuSpec, *, tp: int = 1, pp: int = 1) -> tup
 
 def sglang_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: str = "bf16", kv: str = "fp16",
                      max_model_len: int = DEFAULT_CONTEXT, mem_fraction_static: float | None = None,
-                     total_bytes: int | None = None) -> EngineKvBudget:
-    """SGLang's KV pool on each GPU: total × mem_fraction_static − weights − CUDA context (module docstring)."""
+                     total_bytes: int | None = None, attention_dp: bool = False) -> EngineKvBudget:
+    """SGLang's KV pool on each GPU: total × mem_fraction_static − weights − CUDA context (module docstring);
+    `attention_dp` (--enable-dp-attention): whole attention on each GPU, the tokens the whole group's."""
     auto, chunk, graph_bs = sglang_mem_fraction_static(gpu, tp=tp)
     frac = auto if mem_fraction_static is None else mem_fraction_static
     check_fraction(frac, "--mem-fraction-static")
     total = int(total_bytes or visible_bytes(gpu))
-    w = weight_bytes(model, check_format(weights).name, tp=tp)
+    w = weight_bytes(model, check_format(weights).name, tp=tp, attention_dp=attention_dp)
     context, _, _ = _engine_constants(tp)  # CUDA context (+ NCCL buffers for TP) exist before the pool is sized
     kv_bytes = max(0, int(total * frac - w - context))
-    per_tok = _per_token_kv(model, kv, tp)
+    per_tok = _per_token_kv(model, kv, tp, attention_dp)
     tokens = kv_bytes // per_tok if per_tok else 0
     out = EngineKvBudget(
         engine="sglang", release="SGLang, automatic mem_fraction_static (PR #10975)", fraction=frac,
@@ -251,13 +255,15 @@ def sglang_kv_budget(model: ModelSpec, gpu: GpuSpec, *, tp: int = 1, weights: st
 
 
 def engine_kv_budget(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weights: str, kv: str,
-                     max_model_len: int) -> EngineKvBudget | None:
+                     max_model_len: int, attention_dp: bool = False) -> EngineKvBudget | None:
     """The budget of `engine` at its defaults (None for engines without a start-up KV reservation: llama.cpp,
     transformers, TensorRT-LLM here)."""
     if engine == "vllm":
-        return vllm_kv_budget(model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=max_model_len)
+        return vllm_kv_budget(model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=max_model_len,
+                              attention_dp=attention_dp)
     if engine == "sglang":
-        return sglang_kv_budget(model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=max_model_len)
+        return sglang_kv_budget(model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=max_model_len,
+                                attention_dp=attention_dp)
     return None
 
 
@@ -266,4 +272,4 @@ def budget_for_estimate(est: ThroughputEstimate, model: ModelSpec, gpu: GpuSpec,
     the one its weight format implies); the `engine_memory` key of the throughput JSON adds `instances`."""
     weights, kv, tp, context = est.weights, est.kv, est.tp, est.context
     return engine_kv_budget(engine or default_engine(weights), model, gpu, tp=tp, weights=weights, kv=kv,
-                            max_model_len=context)
+                            max_model_len=context, attention_dp=est.attention_dp)

@@ -376,7 +376,8 @@ def _weight_bytes_by_group(model: ModelSpec, fmt: str, group_size: int | None) -
     return {g: round(b / 8) for g, b in out.items()}
 
 
-def weight_bytes(model: ModelSpec, fmt: str, *, tp: int = 1, pp: int = 1, group_size: int | None = None) -> int:
+def weight_bytes(model: ModelSpec, fmt: str, *, tp: int = 1, pp: int = 1, group_size: int | None = None,
+                 attention_dp: bool = False) -> int:
     """Bytes of the weights on the most loaded GPU (all weights when tp = pp = 1).
 
     Each tensor's bits come from :func:`tensor_bits`: quantised formats keep embeddings, lm_head and norms in
@@ -385,7 +386,7 @@ def weight_bytes(model: ModelSpec, fmt: str, *, tp: int = 1, pp: int = 1, group_
     groups = weight_bytes_by_group(model, fmt.lower(), group_size=group_size)
     if tp == 1 and pp == 1:
         return sum(groups.values())
-    return shard_weight_bytes(model, groups, tp=tp, pp=pp)
+    return shard_weight_bytes(model, groups, tp=tp, pp=pp, attention_dp=attention_dp)
 
 
 def kv_heads_per_gpu(model: ModelSpec, tp: int) -> int:
@@ -393,11 +394,21 @@ def kv_heads_per_gpu(model: ModelSpec, tp: int) -> int:
     return max(1, model.num_kv_heads // tp)
 
 
-def shard_weight_bytes(model: ModelSpec, groups: dict[str, int], *, tp: int, pp: int) -> int:
+def shard_weight_bytes(model: ModelSpec, groups: dict[str, int], *, tp: int, pp: int,
+                       attention_dp: bool = False) -> int:
     """Per-GPU weight bytes under Megatron-style TP (column/row split of attention, MLP, experts, vocab-parallel
     embedding and lm_head; norms and router replicated; K/V projections replicated once TP exceeds the KV heads)
     and PP (⌈L/pp⌉ layers per stage; the embedding on the first stage, lm_head on the last; the larger end counts).
+    `attention_dp` (attention data-parallel over the TP group): the routed experts are split tp ways and every GPU
+    keeps the rest whole (attention, dense and shared-expert MLPs, embedding and output head: vLLM's DP ranks are
+    replicas but for the expert layers [vllm-data-parallel]; SGLang may split the dense parts further, so this is
+    the larger of the two).
     """
+    if attention_dp and tp > 1:
+        whole = {g: b for g, b in groups.items() if g != "experts"}
+        experts = groups.get("experts", 0)
+        stage = -(-model.num_layers // pp) / model.num_layers
+        return shard_weight_bytes(model, whole, tp=1, pp=pp) + round(experts / tp * stage)
     per_layer_groups = ("attention", "mlp", "experts", "shared_experts", "router", "norm")
     layer_bytes = 0.0
     for g in per_layer_groups:

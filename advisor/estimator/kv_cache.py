@@ -8,13 +8,17 @@ from knowledge.errors import InputError
 from knowledge.schemas import ModelSpec
 
 
-def kv_bytes_per_token_layer(model: ModelSpec, kv: str = "fp16", tp: int = 1) -> float:
+def kv_bytes_per_token_layer(model: ModelSpec, kv: str = "fp16", tp: int = 1, attention_dp: bool = False) -> float:
     """Bytes of one token's cache in one layer on one GPU.
 
     MHA/GQA/MQA: 2 (K and V) × kv_heads_per_gpu × head_dim × bytes, kv_heads_per_gpu = max(1, kv_heads / tp)
     (heads are replicated once TP exceeds them). MLA (DeepSeek-V2/V3): the compressed latent and the shared rope
     key, (kv_lora_rank + qk_rope_head_dim) × bytes, the same on every TP rank [deepseek-v2-paper, vllm-mla].
+    Attention data-parallel over the TP group (`attention_dp`): each GPU caches whole tokens of its own sequences,
+    so one GPU's average share of a token is the unsharded bytes / tp [sglang-dp-attention].
     """
+    if attention_dp:
+        return kv_bytes_per_token_layer(model, kv, 1) / tp
     b = kv_bits(kv) / 8
     if model.is_mla:
         # DeepSeek-V3.2: the lightning indexer caches one fp8 key (+ an fp32 scale per 128) per token and layer
@@ -50,13 +54,16 @@ def round_up(x: int, block: int | None) -> int:
 
 
 def kv_cache_bytes(model: ModelSpec, context: int, sequences: int = 1, kv: str = "fp16", tp: int = 1,
-                   block_size: int | None = None, pp: int = 1) -> int:
+                   block_size: int | None = None, pp: int = 1, attention_dp: bool = False) -> int:
     """KV-cache bytes on one GPU for `sequences` sequences of `context` tokens each.
 
     Σ_layers min(context, window_l) (rounded up to `block_size`-token pages) × per-token-per-layer bytes × sequences;
     sliding-window layers hold at most `sliding_window` tokens (Mistral: all layers; Gemma-2: every other layer).
-    Under PP a GPU holds ⌈L/pp⌉ layers (the share of sliding layers kept proportional).
+    Under PP a GPU holds ⌈L/pp⌉ layers (the share of sliding layers kept proportional). `attention_dp`: one GPU's
+    average share, the unsharded cache / tp (the memory estimate sizes the rank with ⌈sequences / tp⌉ instead).
     """
+    if attention_dp and tp > 1:
+        return round(kv_cache_bytes(model, context, sequences, kv, 1, block_size, pp) / tp)
     if context < 1 or sequences < 1:
         raise InputError("tokens and sequences must be at least 1", field="context", accepted="≥ 1")
     if tp < 1 or pp < 1:

@@ -57,6 +57,10 @@ def _validate(model: ModelSpec, w: Workload) -> None:
     if not model.is_mla and w.tp > kvh and w.tp % kvh:
         raise InputError(f"tensor parallelism {w.tp} exceeds the {kvh} KV heads and is not a multiple of them",
                          field="tp", accepted=f"a divisor or multiple of {kvh}")
+    if w.attention_dp and not model.is_mla:
+        raise InputError(f"attention data-parallel (DP attention) is sized for MLA models, whose latent KV cache TP "
+                         f"would copy to every GPU; {model.name} uses {model.num_kv_heads} KV heads, which TP splits",
+                         field="attention_dp", accepted="an MLA model (DeepSeek-V2/V3/R1, Kimi K2), or tp alone")
     if w.pp > model.num_layers:
         raise InputError(f"pipeline parallelism {w.pp} exceeds the {model.num_layers} layers", field="pp",
                          accepted=f"1 to {model.num_layers}")
@@ -104,6 +108,9 @@ def _gib(x: float | Bytes) -> str:
 # vllm_ascend/attention/attention_v1.py); SGLang its FlashInfer / Triton / Ascend backends; TensorRT-LLM its own
 # fused MHA. None materialises the s × s attention scores.
 FUSED_ON_ANY_CARD = ("vllm", "sglang", "trtllm")
+# the engines that run attention data-parallel over a TP group for MLA models: SGLang --enable-dp-attention, vLLM
+# --data-parallel-size with --enable-expert-parallel, TensorRT-LLM enable_attention_dp [sglang-dp-attention]
+DP_ATTENTION_ENGINES = ("vllm", "sglang", "trtllm")
 
 
 def _flash(w: Workload, gpu: GpuSpec | None, engine: EngineProfile, engine_id: str = "") -> tuple[bool, str]:
@@ -163,10 +170,10 @@ def _inference_engine(model: ModelSpec, w: Workload, table: EngineTable) -> tupl
     return fmt, engine_id, engine
 
 
-def _file_weights(model: ModelSpec, fmt: str, tp: int, pp: int, file_bytes: int) -> _Term:
+def _file_weights(model: ModelSpec, fmt: str, tp: int, pp: int, file_bytes: int, attention_dp: bool = False) -> _Term:
     """weights = the file's bytes × this GPU's share (the share the format's tensor split gives under TP × PP)."""
     computed = sum(weight_bytes_by_group(model, fmt).values())
-    share = weight_bytes(model, fmt, tp=tp, pp=pp) / computed
+    share = weight_bytes(model, fmt, tp=tp, pp=pp, attention_dp=attention_dp) / computed
     weights = file_bytes * share
     formulas = [f"weights = the checkpoint file's exact size {_gib(file_bytes)}"
                 + (f" × this GPU's share {share:.4f} under TP {tp} × PP {pp} = {_gib(weights)}" if tp * pp > 1 else "")]
@@ -177,16 +184,23 @@ def _file_weights(model: ModelSpec, fmt: str, tp: int, pp: int, file_bytes: int)
     return _Term(weights, formulas, assumptions)
 
 
-def _inference_weights(model: ModelSpec, fmt: str, tp: int, pp: int, total_params: int) -> _Term:
-    """weights = Σ tensors × bits/8 in the format (formats.weight_bytes), per GPU under TP × PP."""
-    weights = weight_bytes(model, fmt, tp=tp, pp=pp)
+def _inference_weights(model: ModelSpec, fmt: str, tp: int, pp: int, total_params: int,
+                       attention_dp: bool = False) -> _Term:
+    """weights = Σ tensors × bits/8 in the format (formats.weight_bytes), per GPU under TP × PP; under DP attention
+    every GPU keeps the whole attention (formats.shard_weight_bytes)."""
+    weights = weight_bytes(model, fmt, tp=tp, pp=pp, attention_dp=attention_dp)
     groups = weight_bytes_by_group(model, fmt)
     info = FORMATS[fmt]
     formulas = [
         f"weights = Σ tensors × bits/8 in {info.label} = {_gib(sum(groups.values()))} in all"
-        + (f"; per GPU under TP {tp} × PP {pp} = {_gib(weights)}" if tp * pp > 1 else "")
+        + (f"; per GPU under TP {tp} × PP {pp}" + (" with DP attention" if attention_dp else "")
+           + f" = {_gib(weights)}" if tp * pp > 1 else "")
         + f" ({sum(groups.values()) * 8 / total_params:.3f} bits/param effective)"]
     assumptions: list[str] = []
+    if attention_dp:
+        assumptions.append(f"DP attention: the routed experts split {tp} ways; each of the {tp} GPUs keeps the rest "
+                           f"whole ({_gib(sum(b for g, b in groups.items() if g != 'experts'))}: attention, dense and "
+                           "shared-expert MLPs, embedding and output head, as vLLM's data-parallel ranks do)")
     if info.family in ("weight-only", "bnb"):
         assumptions.append(f"{info.label}: embeddings, lm_head and norms kept in 16-bit")
     elif info.family == "gguf":
@@ -199,13 +213,18 @@ def _inference_kv(model: ModelSpec, w: Workload, engine: EngineProfile, sequence
     """kv_cache = seqs × tokens × layers × per-token-per-layer bytes (kv_cache_bytes: sliding windows, pages)."""
     tp, pp, context = w.tp, w.pp, w.context
     block = engine.kv_block_tokens if engine.kv_block_tokens and engine.kv_block_tokens > 1 else None
+    shared = sequences
+    if w.attention_dp:  # each GPU caches its own sequences: the fullest rank holds ⌈seqs / tp⌉ of them
+        sequences, tp = -(-sequences // tp), 1
     kv = kv_cache_bytes(model, context, sequences, w.kv, tp, block, pp)
     stage_layers = -(-model.num_layers // pp)
     assumptions: list[str] = []
     if model.is_mla:
+        where = (f"DP attention: ⌈{shared} / {w.tp}⌉ sequences on each GPU" if w.attention_dp
+                 else "MLA latent, not split by TP")
         formula = (f"kv_cache = seqs × tokens × layers × (kv_lora_rank + rope_dim) × bytes"
                    f" = {sequences} × {context} × {stage_layers} × ({model.kv_lora_rank} + {model.qk_rope_head_dim})"
-                   f" × {kv_bits(w.kv) / 8:g} = {_gib(kv)} (MLA latent, not split by TP)")
+                   f" × {kv_bits(w.kv) / 8:g} = {_gib(kv)} ({where})")
     else:
         kvh = kv_heads_per_gpu(model, tp)
         formula = (f"kv_cache = 2 × seqs × tokens × layers × kv_heads × head_dim × bytes = 2 × {sequences} × "
@@ -266,12 +285,15 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
                file_bytes: int | None = None) -> MemoryEstimate:
     """Per GPU: weights + KV cache + prefill activations + engine overhead (the terms above)."""
     fmt, engine_id, engine = _inference_engine(model, w, table)
+    if w.attention_dp and engine_id not in DP_ATTENTION_ENGINES:
+        raise InputError(f"{engine.name} has no data-parallel attention", field="attention_dp",
+                         accepted=", ".join(DP_ATTENTION_ENGINES))
     counts = param_counts(model)
-    tp, pp = w.tp, w.pp
+    tp, pp, dpa = w.tp, w.pp, w.attention_dp
     sequences = max(w.batch, w.concurrency)
     context = w.context
-    weights = (_file_weights(model, fmt, tp, pp, file_bytes) if file_bytes
-               else _inference_weights(model, fmt, tp, pp, counts.total))
+    weights = (_file_weights(model, fmt, tp, pp, file_bytes, dpa) if file_bytes
+               else _inference_weights(model, fmt, tp, pp, counts.total, dpa))
     kv = _inference_kv(model, w, engine, sequences)
     activations = _inference_activations(model, w, gpu, engine, engine_id, fmt, sequences)
     overhead, overhead_lines = _engine_overhead(engine, w.world_size > 1 or tp > 1)
@@ -291,7 +313,7 @@ def _inference(model: ModelSpec, w: Workload, gpu: GpuSpec | None, table: Engine
     assumptions = [*weights.assumptions, *kv.assumptions, *activations.assumptions, *fraction_notes,
                    f"engine: {engine.name}; weights {fmt}, KV cache {kv_shown}, {sequences} sequence(s) × "
                    f"{context} tokens"]
-    per_tok_layer = kv_bytes_per_token_layer(model, w.kv, tp)
+    per_tok_layer = kv_bytes_per_token_layer(model, w.kv, tp, dpa)
     stage_layers = -(-model.num_layers // pp)
     return MemoryEstimate(
         model=model.id, task=w.task, params=counts.total, active_params=counts.active, gpus=w.world_size,

@@ -136,8 +136,12 @@ def _target_text(target: dict[str, float]) -> str:
 
 def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weights: str, kv: str, context: int,
                   calib: Calibration, chunked_prefill: bool | None = None, max_num_seqs: int | None = None,
-                  max_num_batched_tokens: int | None = None, pp: int = 1) -> Scheduler:
+                  max_num_batched_tokens: int | None = None, pp: int = 1, attention_dp: bool = False) -> Scheduler:
     """The engine's scheduler and fixed costs on `gpu`, with the KV cache its memory model gives one replica.
+
+    Under DP attention (`attention_dp`) the group's GPUs are data-parallel ranks, each scheduling its own
+    max_num_seqs and token budget (vLLM: one engine core per DP rank [vllm-data-parallel]): the replica's limits
+    are tp times one rank's, and its KV cache the ranks' together.
 
     A replica of `pp` pipeline stages: each GPU holds 1/pp of the layers, so 1/pp of the weights and of every
     token's KV (per GPU, kv_tok = the TP group's bytes per token for all layers):
@@ -159,8 +163,11 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
         if fixed is not None:
             layer_s = fixed.layer_s["hbm" if memory_class(gpu) == "hbm" else "gddr"].value
     layer_s += act_quant_per_layer(engine, model, native_compute(weights, gpu) == "fp8")
-    kv_tok = max(1, kv_cache_bytes(model, context, 1, kv, tp) // context)  # bytes per token at the asked context
-    b = engine_kv_budget(engine, model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context)
+    if attention_dp:
+        seqs, budget = seqs * tp, budget * tp
+    kv_tok = max(1, kv_cache_bytes(model, context, 1, kv, tp, attention_dp=attention_dp) // context)  # at the context
+    b = engine_kv_budget(engine, model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context,
+                         attention_dp=attention_dp)
     if b is not None:
         cap = b.kv_tokens
         if kv_tok < b.kv_bytes_per_token:
@@ -169,7 +176,8 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
             # SlidingWindowManager frees the blocks that leave it), so the pool holds more tokens in service
             cap = int(b.kv_tokens * b.kv_bytes_per_token // kv_tok)
     else:  # engines without a start-up reservation: 90 % of the card less weights and ~1.5 GiB of runtime
-        free = 0.9 * visible_bytes(gpu) - weight_bytes(model, check_format(weights).name, tp=tp) - 1.5 * GIB
+        free = (0.9 * visible_bytes(gpu) - weight_bytes(model, check_format(weights).name, tp=tp,
+                                                          attention_dp=attention_dp) - 1.5 * GIB)
         cap = int(max(0.0, free) // kv_tok)
     if pp > 1:
         freed = weight_bytes(model, check_format(weights).name, tp=tp) * (1.0 - 1.0 / pp)
@@ -197,7 +205,8 @@ def serving_setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib
     eng = engine or w.engine or default_engine(weights)
     context = int(w.context)
     prompt, output = request_lengths(context, w.prompt_tokens, w.output_tokens)
-    prof = speed_profile(model, weights, kv, tp)
+    dpa = bool(w.attention_dp) and tp > 1 and model.is_mla
+    prof = speed_profile(model, weights, kv, tp, dpa)
     fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",
                                                         "transformers-compiled") else eng)  # FP4 peak where fp4
@@ -205,7 +214,7 @@ def serving_setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib
     # step over all layers costs; the pp batches in flight at once are simulate_serving's microbatch streams
     sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),
                         calib=calib, chunked_prefill=chunked_prefill, pp=pp, max_num_seqs=max_num_seqs,
-                        max_num_batched_tokens=max_num_batched_tokens)
+                        max_num_batched_tokens=max_num_batched_tokens, attention_dp=dpa)
     return prof, hw, sch, tp, count // (tp * pp), RequestMix(prompt, output), fp4
 
 

@@ -81,6 +81,7 @@ class ThroughputEstimate(_Result):
     ceiling_tokens_per_s: PositiveFloat  # physical limit per sequence: bandwidth / bytes per step (η = 1, no overhead)
     ceiling_tokens_per_s_total: PositiveFloat  # min(bandwidth, peak FLOPS) limit at this batch
     moe_experts_touched: float | None = None  # expected distinct routed experts read per layer per step
+    attention_dp: bool = False  # an MLA model's attention data-parallel over each TP group (Workload.attention_dp)
     capacity: Capacity | None = None
     fits: bool = True
     memory_shortfall_bytes: NonNegativeInt = 0
@@ -100,7 +101,8 @@ class ThroughputEstimate(_Result):
             "e2e_s": self.e2e.s,
             "prefill_bound": self.prefill_bound,
             "ceiling_tokens_per_s": self.ceiling_tokens_per_s,
-            "layout": {"gpu": self.gpu, "count": self.count, "tp": self.tp, "replicas": self.replicas},
+            "layout": {"gpu": self.gpu, "count": self.count, "tp": self.tp, "replicas": self.replicas,
+                       **({"attention_dp": True} if self.attention_dp else {})},
             "workload": {"model": self.model, "weights": self.weights, "kv": self.kv, "context": self.context,
                          "decode_context": self.decode_context, "prompt_tokens": self.prompt_tokens,
                          "output_tokens": self.output_tokens, "concurrency": self.concurrency},

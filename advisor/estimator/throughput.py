@@ -85,11 +85,13 @@ class SpeedProfile(Value):
     hidden: int
     kv_seq_cache: dict[int, int]  # context -> KV bytes of one sequence on one GPU (memoised)
     model: ModelSpec
+    attention_dp: bool = False  # attention data-parallel over the TP group: whole attention, own sequences' KV
+    whole_flops_per_token: float = 0.0  # 2 · (N_active − routed-expert active) / tp: the part DP attention keeps whole
 
     def kv_bytes(self, context: int) -> int:
         hit = self.kv_seq_cache.get(context)
         if hit is None:
-            hit = kv_cache_bytes(self.model, context, 1, self.kv, self.tp)
+            hit = kv_cache_bytes(self.model, context, 1, self.kv, self.tp, attention_dp=self.attention_dp)
             if len(self.kv_seq_cache) > 256:
                 self.kv_seq_cache.clear()
             self.kv_seq_cache[context] = hit
@@ -125,12 +127,17 @@ class SpeedProfile(Value):
         return self.dense_read_bytes + self.expert_bytes * self.experts_touched(tokens) / self.n_experts
 
 
-_PROFILES: dict[tuple[int, str, str, int], tuple[ModelSpec, SpeedProfile]] = {}
+_PROFILES: dict[tuple[int, str, str, int, bool], tuple[ModelSpec, SpeedProfile]] = {}
 
 
-def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int) -> SpeedProfile:
-    """The model's per-GPU byte and FLOP constants under `weights`/`kv` formats and TP degree (cached)."""
-    key = (id(model), weights, kv, tp)
+def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int, attention_dp: bool = False) -> SpeedProfile:
+    """The model's per-GPU byte and FLOP constants under `weights`/`kv` formats and TP degree (cached).
+
+    `attention_dp` (attention data-parallel over the TP group, MLA models): each GPU reads all weights but the routed
+    experts' 1/tp and the KV of its own 1/tp of the sequences; the FLOPs per GPU are the same as under TP (b/tp
+    tokens through the whole attention, b tokens' expert work split tp ways)."""
+    dpa = attention_dp and tp > 1
+    key = (id(model), weights, kv, tp, dpa)
     hit = _PROFILES.get(key)
     if hit is not None and hit[0] is model:
         return hit[1]
@@ -144,7 +151,7 @@ def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int) -> SpeedProf
     if not model.tie_word_embeddings:  # the token embedding is a gather of b rows, not a streamed matrix
         groups["embedding"] = 0
     groups["position"] = 0
-    dense = shard_weight_bytes(model, groups, tp=tp, pp=1)
+    dense = shard_weight_bytes(model, groups, tp=1 if dpa else tp, pp=1)
     expert = shard_weight_bytes(model, {"experts": experts}, tp=tp, pp=1) if experts else 0
     mf = model_flops(model)
     family = info.family.replace("-", "_")
@@ -158,7 +165,9 @@ def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int) -> SpeedProf
         dense_read_bytes=float(dense), expert_bytes=float(expert), n_experts=model.n_routed_experts,
         experts_per_token=model.experts_per_token, matmul_flops_per_token=2.0 * mf.matmul_active / tp,
         d_attn_per_gpu=(mf.d_qk + mf.d_v) / tp, layers=model.num_layers, window=model.sliding_window,
-        window_layers=mf.window_layers, hidden=model.hidden_size, kv_seq_cache={}, model=model,
+        window_layers=mf.window_layers, hidden=model.hidden_size, kv_seq_cache={}, model=model, attention_dp=dpa,
+        whole_flops_per_token=2.0 * (mf.matmul_active - mf.routed_expert_params * model.experts_per_token
+                                     / max(1, model.n_routed_experts)) / tp,
     )
     if len(_PROFILES) > 2048:
         _PROFILES.clear()
@@ -364,9 +373,20 @@ def decode_step(prof: SpeedProfile, hw: Hardware, batch: int, context: int) -> S
 
 
 def prefill_step(prof: SpeedProfile, hw: Hardware, batch: int, prompt: int) -> Step:
-    """Prefill of `batch` prompts of `prompt` tokens in one forward (KV written, weights read once)."""
+    """Prefill of `batch` prompts of `prompt` tokens in one forward (KV written, weights read once).
+
+    Under DP attention a prompt is prefilled by its own GPU: with fewer prompts than GPUs the busiest GPU does
+    c = tp·⌈batch/tp⌉/batch times the even share of the attention, the non-expert matmuls and the KV writes (c = tp
+    for one prompt); the routed experts stay split."""
     tokens = batch * prompt
-    return _step(prof, hw, tokens, float(batch * prof.kv_bytes(prompt)), tokens * prof.prefill_attention_flops(prompt))
+    step = _step(prof, hw, tokens, float(batch * prof.kv_bytes(prompt)), tokens * prof.prefill_attention_flops(prompt))
+    if not prof.attention_dp:
+        return step
+    c = prof.tp * -(-batch // prof.tp) / batch
+    extra_mm = (c - 1.0) * tokens * prof.whole_flops_per_token
+    return replace(step, kv_s=step.kv_s * c, attention_s=step.attention_s * c,
+                   matmul_s=step.matmul_s + extra_mm / (hw.peak * hw.eta_c),
+                   flops=step.flops + extra_mm + (c - 1.0) * tokens * prof.prefill_attention_flops(prompt))
 
 
 def _step(prof: SpeedProfile, hw: Hardware, tokens: int, kv_bytes: float, attention_flops: float) -> Step:
@@ -426,6 +446,7 @@ class Shape(Value):
     has_lengths: bool  # prompt or output length given
     decode_context: int  # the KV length a decode step reads per sequence
     engine: str
+    attention_dp: bool = False  # attention data-parallel over the TP group (MLA models; Workload.attention_dp)
 
 
 def _shape(model: ModelSpec, count: int, w: Workload) -> Shape:
@@ -447,7 +468,8 @@ def _shape(model: ModelSpec, count: int, w: Workload) -> Shape:
     decode_context = max(1, int(prompt + output / 2)) if has_lengths else context
     engine = w.engine or default_engine(weights)
     return Shape(weights, kv, tp, replicas, context, prompt, output, concurrency,
-                  max(1, math.ceil(concurrency / replicas)), has_lengths, decode_context, engine)
+                  max(1, math.ceil(concurrency / replicas)), has_lengths, decode_context, engine,
+                  bool(w.attention_dp) and tp > 1 and model.is_mla)
 
 
 def serving_shape(model: ModelSpec, count: int, workload: Workload) -> Shape:
@@ -473,7 +495,7 @@ def _prefill(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
              shape: Shape) -> tuple[SpeedProfile, Hardware, Step, tuple[float, float] | None]:
     """(profile, hardware, the prefill step of one prompt, llama.cpp's hand-over link or None): see `_steps`."""
     layer_split = shape.engine == "llama.cpp" and shape.tp > 1
-    prof = speed_profile(model, shape.weights, shape.kv, 1 if layer_split else shape.tp)
+    prof = speed_profile(model, shape.weights, shape.kv, 1 if layer_split else shape.tp, shape.attention_dp)
     hw = hardware(gpu, prof, calib, shape.engine)
     pstep = prefill_step(prof, hw, 1, shape.prompt)
     hop = None
@@ -548,7 +570,8 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
         tpot=Seconds(t_dec), prefill_tokens_per_s=shape.prompt / pstep.total_s, ttft=Seconds(ttft),
         e2e=Seconds(ttft + shape.output * t_dec), bound=dstep.bound, prefill_bound=pstep.bound,
         decode_step=dstep.to_model(), prefill_step=pstep.to_model(), ceiling_tokens_per_s=ceiling,
-        ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched, capacity=capacity, fits=fits,
+        ceiling_tokens_per_s_total=ceiling_total, moe_experts_touched=touched, attention_dp=shape.attention_dp,
+        capacity=capacity, fits=fits,
         memory_shortfall_bytes=shortfall, formulas=formulas,
         assumptions=[] if brief else throughput_assumptions(gpu, calib, shape, prof),
     )
@@ -561,8 +584,9 @@ def estimate_throughput(model: ModelSpec, gpu: GpuSpec, count: int, workload: Wo
 def _memory_workload(w: Workload, count: int, tp: int, concurrency: int, context: int) -> Workload:
     fields = {k: getattr(w, k) for k in ("model", "weights", "kv", "prompt_tokens", "output_tokens", "engine",
                                          "flash_attention")}
+    dpa = bool(w.attention_dp) and tp > 1
     return Workload(task="inference", context=context, batch=1, concurrency=concurrency, gpus=count, tp=tp,
-                    **fields)
+                    attention_dp=dpa, **fields)
 
 
 def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: Workload, prof: SpeedProfile, hw: Hardware,
@@ -573,7 +597,8 @@ def _capacity(model: ModelSpec, gpu: GpuSpec, count: int, tp: int, w: Workload, 
     per_replica = max(1, math.ceil(concurrency / replicas))
     est = estimate_memory(model, _memory_workload(w, tp, tp, per_replica, context), gpu)
     shortfall = max(0, -est.headroom_bytes(gpu).n)
-    per_rep_max = est.fit_count(gpu, Bytes(kv_cache_bytes(model, context, 1, prof.kv, tp)))
+    per_rep_max = est.fit_count(gpu, Bytes(kv_cache_bytes(model, context, 1, prof.kv, tp,
+                                                         attention_dp=prof.attention_dp)))
     max_conc = min(per_rep_max * replicas, MAX_CONCURRENCY)
     ms_at_max = tps_at_max = None
     if per_rep_max >= 1:

@@ -262,7 +262,7 @@ def _fits_on(search: Search, opt: Option, **change: int) -> bool:
     """Whether the workload with `change` (a context, a number of users) fits with headroom on `opt`'s layout."""
     gpu = search.catalog.gpu(opt.gpu)
     layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, opt.layout.zero, opt.layout.zero_offload,
-                    engine="fsdp" if opt.layout.engine == "fsdp" else None)
+                    engine="fsdp" if opt.layout.engine == "fsdp" else None, attention_dp=opt.layout.attention_dp)
     found = memory_of(search.varied(replace(search.workload, **change)), gpu, layout)
     return found is not None and headroom(found.estimate, gpu) >= MIN_HEADROOM
 

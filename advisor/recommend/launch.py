@@ -46,6 +46,8 @@ def _serving_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> st
         # Ascend has no FP8: 8-bit weights are a W8A8 INT8 checkpoint made with msModelSlim, served by vllm-ascend's
         # own quantisation method (rules-vllm-ascend-quant)
         quant, repo = "ascend", f"<W8A8 checkpoint of {repo} (msModelSlim)>"
+    if layout.attention_dp:
+        return _dp_attention_hint(repo, w, layout)
     parts = [f"vllm serve {repo}", f"--tensor-parallel-size {layout.tp}"]
     if layout.pp > 1:
         parts.append(f"--pipeline-parallel-size {layout.pp}")
@@ -59,6 +61,22 @@ def _serving_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> st
     if layout.dp > 1:
         parts.append(f"(× {layout.dp} replicas behind a load balancer)")
     return " ".join(parts)
+
+
+def _dp_attention_hint(repo: str, w: Workload, layout: Layout) -> str:
+    """One copy of an MLA model with attention data-parallel over its GPUs: SGLang's --enable-dp-attention with
+    --dp equal to --tp [sglang-dp-attention]; vLLM's data-parallel ranks with the experts split over them
+    (--enable-expert-parallel), where --max-num-seqs is per rank [vllm-data-parallel]."""
+    n = layout.tp
+    copies = f" (× {layout.dp} replicas behind a load balancer)" if layout.dp > 1 else ""
+    kv = " --kv-cache-dtype fp8_e4m3" if w.kv in ("fp8", "int8") else ""
+    if w.engine == "sglang":
+        return (f"python -m sglang.launch_server --model-path {repo} --tp {n} --dp {n} --enable-dp-attention "
+                f"--context-length {w.context} --max-running-requests {w.concurrency}{kv}{copies}")
+    per_rank = -(-w.concurrency // n)
+    kv = " --kv-cache-dtype fp8" if w.kv in ("fp8", "int8") else ""
+    return (f"vllm serve {repo} --data-parallel-size {n} --enable-expert-parallel --max-model-len {w.context} "
+            f"--max-num-seqs {per_rank}{kv}{copies}")
 
 
 def _training_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> str:

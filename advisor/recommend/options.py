@@ -74,7 +74,7 @@ def option_layout(layout: Layout, engine: str | None, weights: str, w: Workload)
         return training_advice.planned_layout(layout.plan, layout.offload, weights, w.kv)
     return OptionLayout(tp=layout.tp, pp=layout.pp, dp=layout.dp, zero=layout.zero, zero_offload=layout.offload,
                         engine=engine, weights=weights, kv=w.kv, recompute=w.recompute if w.is_training else None,
-                        replicas=None if w.is_training else layout.dp)
+                        replicas=None if w.is_training else layout.dp, attention_dp=layout.attention_dp)
 
 
 def target_misses(search: Search, gpu: GpuSpec, opt: Option) -> list[str]:

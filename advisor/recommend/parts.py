@@ -66,6 +66,7 @@ class OptionLayout(Frozen):
     planned: PlannedLayout | None = None  # the parallelism planner's layout (engine "megatron")
     layer_offload: LayerOffload | None = None  # llama.cpp layers in system RAM; JSON `offload` "layers"
     replicas: PositiveInt | None = None  # serving: independent engine copies sharing the users (= dp); training: None
+    attention_dp: bool = False  # serving an MLA model: attention data-parallel over each TP group (DP attention)
 
     @property
     def offload(self) -> str:
@@ -77,6 +78,8 @@ class OptionLayout(Frozen):
         out: dict[str, Any] = {"tp": self.tp, "pp": self.pp, "dp": self.dp}
         if self.replicas is not None:  # serving: the dp copies are independent engines ("2 replicas × TP 8")
             out["replicas"] = self.replicas
+        if self.attention_dp:  # only where chosen: the key is absent from every other layout
+            out["attention_dp"] = True
         out.update(zero=self.zero, offload=self.offload, engine=self.engine, weights=self.weights, kv=self.kv,
                    recompute=self.recompute)
         if self.planned is not None:

@@ -48,6 +48,7 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         "params": float(param_fields(model)["params"]),
         "tco_years": opt.tco.years if opt.tco is not None else None,
         "tp_divides_heads": valid_tp(model, tp),
+        "attention_dp": True if opt.layout.attention_dp else None,
     }
     if est.cpu.total:
         facts.update(offload_cpu_bytes=est.cpu.total.n, cpu_ram_bytes=DEFAULT_CPU_RAM_BYTES)

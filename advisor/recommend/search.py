@@ -52,6 +52,7 @@ class Layout(Value):
     offload: Offload = "none"
     plan: Plan | None = None  # the parallelism planner's plan (pre-training, full FT)
     engine: Engine | None = None  # the training engine this layout needs (FSDP for sharded QLoRA), else the workload's
+    attention_dp: bool = False  # serving an MLA model: attention data-parallel over each TP group (Workload.attention_dp)
 
     @property
     def per_node(self) -> int:
@@ -130,12 +131,20 @@ def inference_layouts(model: ModelSpec, count: int, nodes: int, users: int = 1) 
     2. only when no replica fits in one server: TP over a whole node × PP = 2, 4 … nodes, the rest replicas (vLLM's
        Distributed Inference and Serving: tensor parallel inside a node, pipeline parallel across nodes when the
        model does not fit in one node, docs.vllm.ai/en/v0.8.4/serving/distributed_serving.html). 10 cards on 2
-       nodes end with TP 1 × PP 2, 5 replicas, never TP 2 × PP 2, which leaves 2 over."""
+       nodes end with TP 1 × PP 2, 5 replicas, never TP 2 × PP 2, which leaves 2 over.
+    An MLA model (DeepSeek-V2/V3/R1, Kimi K2) keeps one latent KV head that TP copies to every GPU of the group; so
+    between 1 and 2 its groups are tried again with attention data-parallel (DP attention: each GPU caches only its
+    own sequences, the experts stay split; SGLang --enable-dp-attention, vLLM --data-parallel-size with
+    --enable-expert-parallel [sglang-dp-attention, vllm-data-parallel]): chosen when plain TP cannot hold the load
+    in a server, before a pipeline across servers. Plain TP comes first because at small batches it reads less per
+    step (each GPU reads 1/TP of the attention, not all of it)."""
     per_node = count // nodes
     tps = [tp for tp in sorted({per_node} | {2 ** k for k in range(per_node.bit_length()) if per_node % 2 ** k == 0})
            if valid_tp(model, tp)]
     flat = [Layout(count=count, nodes=nodes, tp=tp, pp=1) for tp in tps] if count % nodes == 0 else []
     out = [lay for lay in flat if lay.dp <= max(1, users)] or flat[-1:]
+    if model.is_mla:
+        out += [replace(lay, attention_dp=True) for lay in out if lay.tp > 1]
     if nodes > 1:
         stages = sorted({nodes} | {2 ** k for k in range(1, nodes.bit_length()) if nodes % 2 ** k == 0})
         for pp in (pp for pp in stages if pp <= model.num_layers):
@@ -193,6 +202,8 @@ def sized_workload(w: Workload, layout: Layout) -> Workload:
                                  "zero": layout.zero, "offload": layout.offload}
     if layout.engine:
         update["engine"] = layout.engine
+    if layout.attention_dp:
+        update["attention_dp"] = True
     if not w.is_training and layout.dp > 1:
         update["concurrency"] = math.ceil(w.concurrency / layout.dp)
     return replace(w, **update)
@@ -482,14 +493,16 @@ def weights_cannot_fit(search: Search, gpu: GpuSpec, layout: Layout) -> bool:
 
     w = search.workload
     sequences = math.ceil(max(w.batch, w.concurrency) / layout.dp)
-    return _shards(search.model, precision(w, search.model), layout.tp, layout.pp, w.context, sequences, w.kv) > (
-        1 - MIN_HEADROOM) * gpu.memory_bytes
+    return _shards(search.model, precision(w, search.model), layout.tp, layout.pp, w.context, sequences, w.kv,
+                   layout.attention_dp) > (1 - MIN_HEADROOM) * gpu.memory_bytes
 
 
 @cached_per_spec
-def _shards(model: ModelSpec, weights: str, tp: int, pp: int, context: int, sequences: int, kv: str) -> int:
+def _shards(model: ModelSpec, weights: str, tp: int, pp: int, context: int, sequences: int, kv: str,
+            attention_dp: bool = False) -> int:
     """Bytes of the weight shard and KV cache of one GPU (memoised: the search asks the same layouts of every card)."""
-    return weight_bytes(model, weights, tp=tp, pp=pp) + kv_cache_bytes(model, context, sequences, kv, tp, pp=pp)
+    return (weight_bytes(model, weights, tp=tp, pp=pp, attention_dp=attention_dp)
+            + kv_cache_bytes(model, context, sequences, kv, tp, pp=pp, attention_dp=attention_dp))
 
 
 def closest_sizing(search: Search, gpu: GpuSpec, pairs: list[tuple[int, int]]) -> Sizing | None:

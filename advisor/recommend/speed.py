@@ -149,7 +149,7 @@ def fill_load(search: Search, options: Iterable[Option]) -> None:
         tw = speed_workload(replace(sized, tp=o.layout.tp, pp=o.layout.pp, concurrency=users))
         gpu = search.catalog.gpu(o.gpu)
         engine = _engine_figures(search, gpu, o)
-        layout = Layout(o.count, o.nodes, o.layout.tp, o.layout.pp)
+        layout = Layout(o.count, o.nodes, o.layout.tp, o.layout.pp, attention_dp=o.layout.attention_dp)
         o.throughput = replace(figs, ttft=_ttft(search, gpu, sized, layout, tw, figs.ttft),
                                under_load=figs.under_load or (under_load(search, gpu, o.count, tw) if users > 1 else None),
                                engine_max_concurrency=engine[0] if engine else None,
@@ -167,7 +167,7 @@ def _engine_figures(search: Search, gpu: GpuSpec, o: Option) -> tuple[float, str
     shape = serving_shape(search.model, *roofline_view(o.count, o.layout.tp, o.layout.pp,
                                                         replace(sized, concurrency=search.workload.concurrency)))
     return engine_concurrency(search, gpu, est, tp=shape.tp, weights=shape.weights, kv=shape.kv,
-                              context=shape.context)
+                              context=shape.context, attention_dp=shape.attention_dp)
 
 
 def _ttft(search: Search, gpu: GpuSpec, sized: Workload | None, layout: Layout, w: Workload,
@@ -208,7 +208,7 @@ def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLo
 
 
 def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, *, tp: int, weights: str, kv: str,
-                       context: int) -> tuple[float, str] | None:
+                       context: int, attention_dp: bool = False) -> tuple[float, str] | None:
     """The serving engine's own start-up figure for one instance of `tp` GPUs (vLLM: "Maximum concurrency for N
     tokens per request: X x"; advisor/estimator/engine_memory.py), or nothing for engines without a KV reservation."""
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.engine_memory
@@ -216,7 +216,8 @@ def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, *, tp:
 
     if est.engine is None:
         return None
-    b = engine_kv_budget(est.engine, search.model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context)
+    b = engine_kv_budget(est.engine, search.model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context,
+                         attention_dp=attention_dp)
     if b is None:
         return None
     return round(b.max_concurrency, 2), b.log_line
@@ -250,7 +251,7 @@ def margin(search: Search, gpu: GpuSpec, est: MemoryEstimate, opt: Option) -> Ma
 def longest_context(search: Search, gpu: GpuSpec, opt: Option) -> int:
     """Longest context (multiple of 256, up to the model's maximum) that still fits on the option's layout
     (advisor.estimator.limits.largest_context)."""
-    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp)
+    layout = Layout(opt.count, opt.nodes, opt.layout.tp, opt.layout.pp, attention_dp=opt.layout.attention_dp)
 
     def fits_at(context: int) -> bool:
         found = memory_of(search.varied(replace(search.workload, context=context)), gpu, layout)

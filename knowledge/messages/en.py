@@ -155,6 +155,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "table.per_years": " / {years} y",
     "layout.offload": "offload {where}",
     "layout.one_gpu": "1 GPU",
+    "layout.dp_attention": "{group} with DP attention",
     "layout.replicas": "{n} replicas × {group}",
     "chart.purchase_price": "purchase price",
     # --- an option in words (advisor/recommend/results.py) --------------------------------------------------------
@@ -172,6 +173,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rule.title.sizing-does-not-fit": "Does not fit in memory",
     "rule.title.sizing-low-headroom": "Little memory to spare",
     "rule.title.sizing-kv-dominates": "KV cache dominates memory",
+    "rule.title.sizing-dp-attention": "Attention data-parallel (DP attention)",
     "rule.title.sizing-pcie-tensor-parallel": "Tensor parallel over PCIe",
     "rule.title.sizing-tp-spans-nodes": "Tensor parallel across nodes",
     "rule.title.sizing-tp-heads": "TP size vs attention heads",

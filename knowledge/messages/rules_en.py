@@ -34,6 +34,10 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.sizing-kv-dominates": "The KV cache is {kv_share:.0%} of the memory per GPU ({kv_cache_gib:.1f} GiB): context and concurrency "
         "drive the size more than the weights. An FP8 KV cache halves it; a shorter maximum context or fewer "
         "concurrent sequences shrink it in proportion.",
+    "rules.sizing-dp-attention": "Attention runs data-parallel over the {tp} GPUs (DP attention): each GPU caches only its own "
+        "requests' KV ({kv_cache_gib:.1f} GiB) where tensor parallelism would copy the whole MLA latent cache to every "
+        "GPU, and that is what holds this load on {count} GPUs. The price: every GPU keeps a whole copy of the "
+        "attention, and one GPU prefills each prompt, so a single long prompt waits longer than under plain TP.",
     "rules.sizing-pcie-tensor-parallel": "Tensor parallelism of {tp} over PCIe only (the {gpu} has no NVLink): every layer all-reduces activations "
         "across {tp} cards through PCIe and the host, so speed-up falls well short of {tp}×. Prefer tp=2 with "
         "pipeline or data parallelism, or NVLink cards.",

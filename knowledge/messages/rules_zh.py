@@ -27,6 +27,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "默认预留约十分之一显存（vLLM 的 `gpu_memory_utilization` 为 0.9），碎片或更长的请求可能导致显存溢出。",
     "rules.sizing-kv-dominates": "KV 缓存占每卡显存的 {kv_share:.0%}（{kv_cache_gib:.1f} GiB）：决定显存的主要是上下文长度和并发，而非权重。"
         "FP8 KV 缓存可减半；缩短最大上下文或减少并发序列会按比例减少。",
+    "rules.sizing-dp-attention": "注意力在 {tp} 张卡上做数据并行：每张卡只缓存自己那部分请求的 KV（{kv_cache_gib:.1f} GiB），"
+        "而张量并行会把整份 MLA 潜在 KV 缓存复制到每张卡上——{count} 张卡能扛住这个负载靠的就是这一点。代价是每张卡都要放一份完整的注意力权重，"
+        "且每个提示词只由一张卡预填充，单个超长提示词的首 token 比纯 TP 更慢。",
     "rules.sizing-pcie-tensor-parallel": "仅通过 PCIe 做 {tp} 路张量并行（{gpu} 不支持 NVLink）：每一层都要经 PCIe 和主机在 {tp} 张卡间做 all-reduce，"
         "加速远低于 {tp} 倍。建议 tp=2 配合流水线或数据并行，或选用支持 NVLink 的卡。",
     "rules.sizing-tp-spans-nodes": "{tp} 路张量并行超出单机（每台 {gpus_per_node} 张卡），每层的 all-reduce 都要跨网络。请将张量并行限制在单机"

@@ -154,6 +154,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "table.per_years": " / {years} 年",
     "layout.offload": "卸载到 {where}",
     "layout.one_gpu": "单卡",
+    "layout.dp_attention": "{group}（注意力数据并行）",
     "layout.replicas": "{n} 个副本 × {group}",
     "chart.purchase_price": "采购价",
     # --- an option in words (advisor/recommend/results.py) --------------------------------------------------------
@@ -171,6 +172,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rule.title.sizing-does-not-fit": "显存放不下",
     "rule.title.sizing-low-headroom": "显存余量不足",
     "rule.title.sizing-kv-dominates": "KV 缓存占大头",
+    "rule.title.sizing-dp-attention": "注意力数据并行",
     "rule.title.sizing-pcie-tensor-parallel": "PCIe 上做张量并行",
     "rule.title.sizing-tp-spans-nodes": "张量并行跨节点",
     "rule.title.sizing-tp-heads": "张量并行数与注意力头不匹配",

@@ -179,6 +179,8 @@ def _layout_text(layout: Any, lang: str = "en") -> str:
             return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
 
         shard = " × ".join(f"{name} {n(key)}" for key, name in (("tp", "TP"), ("pp", "PP")) if n(key) > 1)
+        if layout.get("attention_dp") and shard:  # an MLA model's attention data-parallel over the TP group
+            shard = t("layout.dp_attention", lang, group=shard)
         extra = [f"DP {n('dp')}"] if n("dp") > 1 and "replicas" not in layout else []
         if n("replicas") > 1:  # serving: independent engine copies ("2 replicas × TP 8", 2 个副本 × TP 8)
             shard = t("layout.replicas", lang, n=n("replicas"), group=shard or t("layout.one_gpu", lang))

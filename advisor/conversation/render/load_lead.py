@@ -442,7 +442,8 @@ def long_prompt_sentence(ev: Any, o: Any, book: Book, lang: str) -> str:
     per_copy = lay.tp * lay.pp
     out = min(CHAT_OUTPUT_TOKENS, w.context // 8)
     one = replace(w, prompt_tokens=w.context - out, output_tokens=out, concurrency=1, gpus=per_copy, tp=lay.tp,
-                  pp=lay.pp, nodes=o.nodes if lay.pp > 1 else 1, weights=lay.weights, kv=lay.kv)
+                  pp=lay.pp, nodes=o.nodes if lay.pp > 1 else 1, weights=lay.weights, kv=lay.kv,
+                  attention_dp=lay.attention_dp)
     try:
         s = time_to_first_token(ev.model, load_catalog().gpu(o.gpu), per_copy, one, load_calibration())
     except (InputError, ValueError):

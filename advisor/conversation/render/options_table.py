@@ -157,7 +157,8 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         n = book.count('layer-split GPUs', lay.tp, 'GPUs', SRC_RECOMMEND)
         parts.append(message("layout.layers_split", lang, count=n))
     elif lay.tp > 1:
-        parts.append(f"TP {book.count('tensor parallel degree', lay.tp, 'GPUs', SRC_RECOMMEND)}")
+        group = f"TP {book.count('tensor parallel degree', lay.tp, 'GPUs', SRC_RECOMMEND)}"
+        parts.append(message("layout.dp_attention", lang, group=group) if lay.attention_dp else group)
     if lay.pp > 1:
         parts.append(f"PP {book.count('pipeline parallel degree', lay.pp, 'GPUs', SRC_RECOMMEND)}")
     if lay.replicas is not None and lay.replicas > 1:  # serving: independent engine copies, each one group above

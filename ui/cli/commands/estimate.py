@@ -49,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_field(parser, Workload, "nodes")
     add_field(parser, Workload, "tp", default=None, help="tensor-parallel degree (default 1; pretrain with --gpu: the planner's)")
     add_field(parser, Workload, "pp", default=None, help="pipeline-parallel degree (default 1; pretrain with --gpu: the planner's)")
+    add_field(parser, Workload, "attention_dp")
     for name in ("recompute", "lora_rank", "lora_targets", "grad_accum", "method", "engine", "flash_attention"):
         add_field(parser, Workload, name)
     parser.add_argument("--gpu", metavar="ID", default=None, help="show fit and headroom on this GPU")
@@ -63,6 +64,7 @@ def _workload(args: argparse.Namespace) -> Workload:
         "pp": args.pp or 1, "recompute": args.recompute, "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
         "engine": args.engine, "grad_accum": args.grad_accum, "method": args.method,
         "flash_attention": None if args.flash_attention is None else args.flash_attention == "on",
+        "attention_dp": args.attention_dp == "on",
     }
     try:
         return Workload(**values)

@@ -142,6 +142,8 @@ def render(rec: Recommendation) -> str:
                          f"{o.capacity.text('GiB', 0)} per GPU; {_speed(o)}; {_money(o.price, o.count)}")
             lay, lo = o.layout, o.layout.layer_offload
             shards = f"TP {lay.tp} × PP {lay.pp}"
+            if lay.attention_dp:
+                shards = t("layout.dp_attention", "en", group=shards)
             if lay.replicas is None:  # training: the data-parallel degree
                 shards += f" × DP {lay.dp}"
             elif lay.replicas > 1:  # serving: independent engine copies sharing the users

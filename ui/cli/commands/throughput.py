@@ -24,6 +24,7 @@ from advisor.estimator.throughput import default_engine, estimate_throughput, ma
 from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, Constraints, Workload, speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
+from knowledge.messages import t
 from knowledge.quantities import Seconds, in_unit, memory_text
 from knowledge.structs import StructError
 from ui.cli import jsonout
@@ -41,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=number(1, 4096, integer=True), default=1, help="number of GPUs (default 1)")
     add_field(parser, Workload, "tp", default=None,
               help="tensor-parallel degree (default: all --count GPUs; a divisor makes replicas)")
+    add_field(parser, Workload, "attention_dp")
     add_field(parser, Workload, "weights")
     add_field(parser, Workload, "kv")
     add_field(parser, Workload, "context")
@@ -84,7 +86,7 @@ def _workload(args: argparse.Namespace) -> Any:
         return speed_workload(Workload(
             task="inference", weights=args.weights, kv=args.kv, context=args.context, prompt_tokens=args.prompt_tokens,
             output_tokens=args.output_tokens, concurrency=args.concurrency, gpus=max(1, args.count), tp=max(1, tp),
-            engine=args.engine))
+            engine=args.engine, attention_dp=args.attention_dp == "on"))
     except StructError as exc:
         raise validation_to_input_error(exc) from None
 
@@ -207,8 +209,9 @@ def engine_line(b: Any, instances: int) -> str:
 
 
 def render(est: Any, model: Any, gpu: Any, users: int | None = None, target_ms: float | None = None) -> str:
-    layout = f"{est.count} × {gpu.name}" + (f" (TP {est.tp} × {est.replicas} replicas)" if est.replicas > 1 else
-                                            (f" (TP {est.tp})" if est.tp > 1 else ""))
+    group = t("layout.dp_attention", "en", group=f"TP {est.tp}") if est.attention_dp else f"TP {est.tp}"
+    layout = f"{est.count} × {gpu.name}" + (f" ({group} × {est.replicas} replicas)" if est.replicas > 1 else
+                                            (f" ({group})" if est.tp > 1 else ""))
     lines = [
         f"{model.name} on {layout}; weights {est.weights}, KV {est.kv}",
         f"  decode        {est.decode_tokens_per_s:10.1f} tokens/s per sequence ({est.tpot.ms:.2f} ms/token), "
