@@ -7,6 +7,7 @@ memory estimator alone answers (:mod:`advisor.analysis.memory_only`) and the res
 from __future__ import annotations
 
 import logging
+import math
 from typing import TYPE_CHECKING, Any
 
 from advisor.analysis.claims import check_claim, premise_findings
@@ -314,6 +315,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if lead is not None and lead.fits:
             ev.load = load_at(request, model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps)
             _same_figures(lead, ev.load)
+            ev.at_target = _at_default_target(request, lead, steps, ev)
     changed = ev.changed_config
     if changed is not None and request.concurrency_given and workload.concurrency > 1:
         copies = max(1, changed.layout.replicas or 1)  # the sized workload is one replica's share of the users
@@ -353,6 +355,30 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         c = request.constraints
         if (one is None or not request.count_named) and (c.monthly_rent_budget or (c.budget and c.budget_covers == "system")):
             budget_users(request, model, catalog, steps, ev)  # a month's rent is spent on users whatever was asked
+
+
+# more identical copies than this of a configuration sized for memory, to keep every user within the default
+# per-token target, is not a deployment anyone buys (300 users of a 72B on L40S: 75 copies, 1,200 cards)
+SANE_COPIES = 4
+
+
+def _at_default_target(request: AnalysisRequest, lead: Option, steps: list[Step], ev: Analysis) -> Option | None:
+    """When the stated load would take more than SANE_COPIES copies of `lead` within the default per-token target
+    (no target was stated, so `lead` was sized for memory), the configuration the recommender sizes with that target
+    among the same cards (it may change the weight format or the group: AWQ INT4 on TP 4 of L40S), when it takes
+    fewer cards than the copies; else None."""
+    c, load = request.constraints, ev.load or {}
+    target, limit = (load.get("target") or {}).get("tpot_s"), load.get("max_concurrency_for_target")
+    users = request.workload.concurrency
+    if c.max_ms_per_token is not None or c.min_tokens_per_s or not target or limit is None:
+        return None
+    copies = math.ceil(users / limit) if limit >= 1 else math.inf
+    if copies <= SANE_COPIES:
+        return None
+    rec = _recommend(request.workload, replace(c, max_ms_per_token=target * 1e3,
+                                               candidates=c.candidates or (lead.gpu,)), steps, ev)
+    best = next((o for o in rec.options if o.fits and o.meets_targets), None) if rec is not None else None
+    return best if best is not None and best.count < copies * lead.count else None
 
 
 def _same_figures(o: Option, load: dict[str, Any] | None) -> None:

@@ -150,6 +150,9 @@ class Analysis(msgspec.Struct):
     # holds the job, and its load at the stated concurrency: "on 2× H100 at 50 users?" answered as changed
     changed_config: Option | None = None
     changed_load: dict[str, Any] | None = None
+    # the stated load needs too many copies of the leading option (sized for memory) within the default per-token
+    # target: the configuration the recommender sizes with that target instead (evaluate._at_default_target)
+    at_target: Option | None = None
     bigger_twin: Option | None = None  # the same card with more memory, at the count named, when that one holds the job
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)

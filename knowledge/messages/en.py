@@ -1186,6 +1186,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare_models.faster": "**{win} is faster** on {where} ({fmt}{why_fmt}): {ws} per user against {ls} for {lose} ({ratio}×). Decoding reads the active parameters' weights for every token: {wa} for {win}, {la} for {lose}.",
     # --- more copies of a deployment, the card itself with offload (advisor/conversation/render/scale_out.py) ----------
     "replicas.cost": ", {money} to buy",
+    "replicas.at_target": "; all {users} users within that take {config} ({layout}{cost}), not {r} copies of this deployment ({cards} cards)",
+    "replicas.at_target_none": "; {users} users within that take {config} ({layout}{cost})",
+    "replicas.with_weights": " with {fmt} weights",
     "replicas.copies": "; all {users} users within that take {r} copies of this deployment ({cards} cards{cost})",
     "replicas.offload_owned": " On your {gpu} the nearest way is llama.cpp layer offload ({fmt}, some layers in system RAM), at about {speed}.",
     "smaller.part": "{model} at {fmt} needs {need} of {usable} usable",

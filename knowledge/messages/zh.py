@@ -1178,6 +1178,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare_models.faster": "**{win} 更快**（{where}，{fmt}{why_fmt}）：每路 {ws}，{lose} 为 {ls}（{ratio} 倍）。解码每个 token 要读一遍激活参数的权重：{win} {wa}，{lose} {la}。",
     # --- more copies of a deployment, the card itself with offload (advisor/conversation/render/scale_out.py) ----------
     "replicas.cost": "，整机采购 {money}",
+    "replicas.at_target": "；要让 {users} 路都达到该速度，应选 {config}（{layout}{cost}），而不是 {r} 套这样的部署（共 {cards} 张卡）",
+    "replicas.at_target_none": "；要让 {users} 路都达到该速度，应选 {config}（{layout}{cost}）",
+    "replicas.with_weights": "、{fmt} 权重",
     "replicas.copies": "；要让 {users} 路都达到该速度，需要 {r} 套这样的部署（共 {cards} 张卡{cost}）",
     "replicas.offload_owned": "在您这张 {gpu} 上最接近的跑法是 llama.cpp 按层卸载（{fmt}，部分层放进系统内存），生成约 {speed}。",
     "smaller.part": "{model}（{fmt}）需要 {need}，可用 {usable}",

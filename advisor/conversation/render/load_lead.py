@@ -23,7 +23,7 @@ from advisor.conversation.render.options_table import (
     opt_name,
     user_speed,
 )
-from advisor.conversation.render.scale_out import replicas_for_load
+from advisor.conversation.render.scale_out import at_target_clause, replicas_for_load
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.throughput import time_to_first_token
@@ -517,9 +517,12 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
             bound = load.get("limit_bound")
             tail = t("screen.load.most_memory" if bound == "memory" else "screen.load.most_slots" if bound == "slots"
                      else "screen.load.most", lang, most=most, ms=ms, rate=rate, why=why, n=int(limit))
-            tail += replicas_for_load(o, _users_to_serve(ev, load), limit, book, lang)
+            users = _users_to_serve(ev, load)
+            tail += (at_target_clause(ev, o, users, limit, book, lang)
+                     or replicas_for_load(o, users, limit, book, lang))
         else:
             tail = t("screen.load.not_one", lang, ms=ms, rate=rate, why=why)
+            tail += at_target_clause(ev, o, _users_to_serve(ev, load), 0, book, lang)
         return head + tail + t("sentence.end", lang)
     return head + t("sentence.end", lang)
 

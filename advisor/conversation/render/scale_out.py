@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from advisor.conversation.render.book import SRC_THROUGHPUT, Book
+from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, Book
 from advisor.conversation.render.labels import format_label
 from advisor.estimator.memory import default_inference_format
 from knowledge.catalog import load_catalog
@@ -33,6 +33,34 @@ def replicas_for_load(o: Any, users: int, limit: int, book: Book, lang: str) -> 
                            f"computed: {copies} × full purchase of one deployment")
         cost = t("replicas.cost", lang, money=money)
     return t("replicas.copies", lang, users=users, r=r, cards=cards, cost=cost)
+
+
+def at_target_clause(ev: Any, lead: Any, users: int, limit: int, book: Book, lang: str) -> str:
+    """The clause after "at most N users stay within the default target" when N is far below the users asked
+    (advisor.analysis.evaluate._at_default_target): the configuration sized with that target, with its weight
+    format where it differs from the leading one's, its layout and purchase, in place of ⌈users / N⌉ copies. ""
+    when there is none."""
+    o = getattr(ev, "at_target", None)
+    if o is None:
+        return ""
+    config = f"{book.count(f'GPUs sized for {users} users within the default target', o.count, 'GPUs', SRC_RECOMMEND)}× {o.gpu_name}"
+    if o.layout.weights != lead.layout.weights:
+        config += t("replicas.with_weights", lang, fmt=format_label(o.layout.weights, lang))
+    group = f"TP {o.layout.tp}" if o.layout.tp > 1 else t("layout.one_gpu", lang)
+    layout = t("layout.replicas", lang, n=o.layout.replicas, group=group) if (o.layout.replicas or 1) > 1 else group
+    total = o.tco.purchase.total if o.tco is not None else None
+    cost = ""
+    if total and total.amount:
+        cost = t("replicas.cost", lang, money=book.money(f"full purchase of {o.count}× {o.gpu_name}", total.amount,
+                                                          total.currency, SRC_RECOMMEND))
+    if limit < 1:
+        return t("replicas.at_target_none", lang, users=users, config=config, layout=layout, cost=cost)
+    copies = math.ceil(users / limit)
+    r = book.count(f"copies of {lead.count}× {lead.gpu_name} for {users} users within the target", copies, "copies",
+                   f"computed: ⌈{users} users / {limit} per deployment⌉")
+    return t("replicas.at_target", lang, users=users, config=config, layout=layout, cost=cost, r=r,
+             cards=book.count(f"GPUs in {copies} copies of {lead.count}× {lead.gpu_name}", copies * lead.count,
+                              "GPUs", f"computed: {copies} × {lead.count}"))
 
 
 def copies_for_load(ev: Any) -> int:
