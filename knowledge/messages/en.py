@@ -584,6 +584,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.single": "one request at a time (concurrency {n})",
     "assumption.peak": "sized for the peak of {peak} concurrent requests (average {avg})",
     "assumption.deadline_words": "“{said}” taken as {hours}",
+    "assumption.fleet": "you have {gpu} cards, how many not said: sized how many of them the job takes (say how many you have to check those)",
     "assumption.region_cn": "region not given: mainland China assumed (only cards sold there)",
     "assumption.domestic": "cards made in China only, as you asked ({vendors})",
     "assumption.one_vendor": "{vendor} cards only, as you asked",

@@ -582,6 +582,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.single": "单路请求（并发 {n}）",
     "assumption.peak": "按高峰 {peak} 并发配置（平时 {avg}）",
     "assumption.deadline_words": "“{said}”按 {hours} 计",
+    "assumption.fleet": "你们有 {gpu}，没说几张：按这项任务需要几张来算（告诉我手上有几张，就按那些卡核算）",
     "assumption.region_cn": "未说明部署地区：按中国大陆计算（只考虑国内可买到的卡）",
     "assumption.domestic": "按您的要求只考虑国产卡（{vendors}）",
     "assumption.one_vendor": "按您的要求只考虑 {vendor} 的卡",

@@ -132,7 +132,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "zero", "optimizer", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
-                 "peak_share", "daily_each", "rent_cap_hour", "electricity"):
+                 "peak_share", "daily_each", "rent_cap_hour", "electricity", "fleet"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -365,6 +365,9 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         notes.append(Assumption(*pair("assumption.region_cn")))
     if s.existing:
         kwargs["existing"] = ExistingGpus(gpu=s.existing.gpu, count=s.existing.count or 1)
+    if s.fleet and any(c.gpu == s.fleet and c.count is None for c in s.candidates):
+        name = default_catalog().gpu(s.fleet).name
+        notes.append(Assumption(*pair("assumption.fleet", gpu=name)))
     if s.candidates:
         kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
     elif s.excluded or s.excluded_vendors:  # "国内买不到 A100", "no NVIDIA": search every other card

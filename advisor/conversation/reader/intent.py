@@ -94,7 +94,10 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
                        # "…, how many?", "how many would I need?", "how many of those": the count of the card named
                        r"(?<![a-z])how many(?:\s+(?:do|would|will|should|must)\s+(?:i|we|you)(?:\s+(?:need|want))?)?\s*(?:[?？]|$)|"
                        r"(?<![a-z])how many (?:do|would|will|should) (?:i|we|you) need|(?<![a-z])how many of (?:those|these|them)|"
-                       r"(?<![a-z])how many (?:would|will|does|do|might) (?:it|that|this|they) (?:take|need)")
+                       r"(?<![a-z])how many (?:would|will|does|do|might) (?:it|that|this|they) (?:take|need)|"
+                       # the card said before ("our cluster is all A100 — how many to fine-tune …", "how many for 405B")
+                       r"(?<![a-z])how many (?:to|for|are needed|needed|are required|required|does it take|will it take)"
+                       r"(?![a-z])")
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|最大并发|并发上限|并发(?:能|可以)?(?:到|开到)?多少|"
                              r"(?:撑|扛|带|承载|支撑)(?:得住)?(?:多少|几)|(?<![a-z])how many (?:users|people|"

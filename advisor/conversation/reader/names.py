@@ -290,6 +290,8 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        r"(?![a-z0-9])")
 _OWN = re.compile(r"(?:我的|我们的|自己的|手上的|手里的|家里的|只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
+# who owns the card named without a count: a team or company ("we", "our", "我们", "公司") has some number of them
+_FLEET = re.compile(r"(?<![a-z])(?:we|we've|our|us|team|company|lab|cluster)(?![a-z])|我们|咱们|公司|团队|实验室|单位|集群")
 _SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供|报哪|给客户报|客户(?:要|想|需要)",
                  en=r"sell|sells|selling|quote|quoting|offer|offers|stock|carry|resell")
 _CLAUSE = re.compile(r"[,.;!?，。；！？\n]|(?<![a-z])and(?![a-z])|但是|不过|\bbut\b|想|want|plan")
@@ -410,6 +412,8 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         else:
             clause = _clause_before(t.s, start)
             owned = bool(_OWN.search(clause)) and not _NOT_OWN.search(clause)
+            if owned and count is None and _FLEET.search(clause):
+                owned, slots.fleet = False, gpu_id  # "we only have L40S": that card, as many as it takes
             mentions.append((mention, owned))
         t.consume(span_start, span_end)
     for mention, key in replaced:  # "4× 4090 rather than one H100": both sides; "what instead of an H100?": ruled out

@@ -89,6 +89,9 @@ class Slots(Mutable):
     currency: str | None = None
     region: str | None = None
     existing: GpuMention | None = None
+    # a card "we have" with no count ("we only have L40S", "我们有 4090"): sized as the one card to use, how many of
+    # it the job takes, not as one card owned
+    fleet: str | None = None
     candidates: list[GpuMention] = msgspec.field(default_factory=list)
     gpu_count: int | None = None
     gpu_cap: int | None = None  # "up to 128 H200s": the most GPUs there are; how many are needed is the question
