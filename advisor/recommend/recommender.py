@@ -41,6 +41,8 @@ from typing import TypeVar
 
 import msgspec
 
+from advisor.estimator.formats import bits_per_weight
+from advisor.estimator.memory import default_inference_format
 from advisor.recommend.assumptions import (
     DEFAULT_TRAINING_DEADLINE_S,
     advice_assumptions,
@@ -268,6 +270,8 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     shortlist = _shortlist(search, ranked, gpus, limit)
     closest = _closest(search, near, ranked, shortlist, gpus)
     lead = quantised_lead(search, gpus, shortlist)
+    compact = [] if lead else _compact_lead(search, gpus, shortlist)
+    lead = lead or compact
     if lead:
         shortlist = lead + [o for o in shortlist if not any(same_config(o, q) for q in lead)]
         closest = [o for o in closest if not any(o.gpu == q.gpu for q in lead)]
@@ -280,7 +284,15 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         market_excluded=[] if constraints.candidates else [g.name for g in catalog.gpus
                                                             if not sold_in(g, constraints.region)],
     )
-    _state_assumptions(search, rec, bool(lead), default_deadline)
+    _state_assumptions(search, rec, bool(lead) and not compact, default_deadline)
+    if compact:
+        spread = next((o for o in shortlist if o not in compact), None)
+        if spread is not None:
+            fmt = compact[0].layout.weights.upper().replace("AWQ-INT4", "AWQ INT4")
+            own = spread.layout.weights.upper()
+            for lang, out in (("en", rec.assumptions), ("zh", rec.assumptions_zh)):
+                out.append(t("recommend.compact_lead", lang, own=own, n=spread.count, gpu=spread.gpu_name,
+                             servers=spread.nodes, fmt=fmt))
     if out_of_reach:
         en, zh = deadline_out_of_reach()
         rec.assumptions.append(en)
@@ -365,6 +377,40 @@ def _shortlist(search: Search, ranked: list[Option], gpus: dict[str, GpuSpec], l
         shortlist = rank(shortlist, search.workload.is_training, gpus, search.constraints.condition == "used",
                          search.constraints.region, _users(search.workload), bool(search.constraints.candidates))
     return shortlist
+
+
+# tried in this order when the lead at the checkpoint's own precision spreads consumer cards over servers: 8-bit
+# (FP8 weights, the format of the FP8 checkpoints most families publish; W8A8 INT8 where the card has no FP8), then
+# 4-bit (AWQ, the most published 4-bit checkpoint format)
+COMPACT_FORMATS = ("fp8", "awq-int4")
+
+
+def _compact_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Option]) -> list[Option]:
+    """Serving at the checkpoint's own precision when the lead spreads consumer or workstation cards over several
+    servers (rank.spread_consumer: PCIe and Ethernet between machines; Qwen3-235B in BF16 within ¥500k: 40 RTX 5060
+    Ti in 5 servers): the first of COMPACT_FORMATS narrower than that precision with which one server of cards a
+    company can buy new holds the model within the targets, at no more than the lead's purchase, leads instead. []
+    when the user stated a precision, or none does."""
+    w, c = search.workload, search.constraints
+    if w.is_training or w.weights is not None or not shortlist or not spread_consumer(shortlist[0], gpus):
+        return []
+    top = shortlist[0]
+    own = bits_per_weight(default_inference_format(search.model))
+    for fmt in COMPACT_FORMATS:
+        if bits_per_weight(fmt) >= own:
+            continue
+        sub = search.varied(replace(w, weights=fmt))
+        pool = dict(gpus)
+        options, _ = _search_all(sub, pool)
+        ranked = rank(options, False, pool, c.condition == "used", c.region, _users(w), bool(c.candidates))
+        one = [o for o in ranked if o.nodes == 1 and could_lead(o, pool[o.gpu], c) and cost_of(o) <= cost_of(top)]
+        for o in _shortlist(sub, one, pool, 1):
+            if o.meets_targets:
+                o.labels.append("quantised")
+                for other in shortlist:  # the lead it replaces is no longer the recommended one
+                    other.labels = [lab for lab in other.labels if lab != "recommended"]
+                return [o]
+    return []
 
 
 def _closest(search: Search, near: list[Option], ranked: list[Option], shortlist: list[Option],

@@ -123,10 +123,11 @@ class Option(Mutable):
 
 def option_tags(o: Option, lang: str = "en") -> list[str]:
     """Words an answer's headline and layout cell must carry about an option: its 4-bit format when quantised
-    ("AWQ-INT4"), and "used" / "二手" when it is priced from used cards."""
+    ("AWQ-INT4"), or any format the recommender chose in place of the checkpoint's own (label "quantised": FP8 for
+    a model published in BF16), and "used" / "二手" when it is priced from used cards."""
     tags = []
     serving = not o.training and not o.layout.recompute
-    if serving and o.quantised:
+    if serving and (o.quantised or "quantised" in o.labels):
         fmt = o.layout.weights
         tags.append(t("option.tag.int4_experts", lang) if fmt == "int4-experts" else fmt.upper())  # Kimi K2's own format
     if o.used_price:
@@ -211,6 +212,19 @@ def money(amount: float, currency: str) -> str:
     return f"{sym}{amount:,.0f}" if sym else f"{amount:,.0f} {currency}"
 
 
+def weights_said(o: Option) -> str:
+    """An option's weight format as its answer names it: "AWQ-INT4", "FP8"; 8-bit on Ascend, which has no FP8, is
+    the W8A8 INT8 checkpoint it runs (rules-vllm-ascend-quant)."""
+    fmt = o.layout.weights
+    if fmt == "fp8":
+        from knowledge.catalog import load_catalog  # start-up: only an FP8 option's words read the catalog
+
+        gpu = load_catalog().find_gpu(o.gpu)
+        if gpu is not None and gpu.stack == "cann":
+            return "W8A8 INT8"
+    return fmt.upper()
+
+
 def purchase_line(o: Option, lang: str = "en") -> str:
     """One option in words with its full cost: "4× NVIDIA H200 SXM in 1 server: $138,621 to buy (GPUs $106,611 +
     server $32,010), 3-year TCO $178,598"; owned: "2× RTX 4090 (already owned): nothing to buy; running cost
@@ -225,7 +239,8 @@ def purchase_line(o: Option, lang: str = "en") -> str:
         if not tco:
             return name
         return t("purchase.owned", lang, name=name, run=money(tco.amount, tco.currency), years=years)
-    name = f"{o.count}× {o.gpu_name}{used}" + t("purchase.in_servers", lang, n=servers)
+    fmt = t("replicas.with_weights", lang, fmt=weights_said(o)) if "quantised" in o.labels else ""
+    name = f"{o.count}× {o.gpu_name}{used}{fmt}" + t("purchase.in_servers", lang, n=servers)
     purchase = cost.purchase if cost is not None else None
     total = purchase.total if purchase is not None else None
     if not total:

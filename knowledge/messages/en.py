@@ -901,6 +901,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.people.stated": "{people} people → about {n} at the same time ({share}% of them at peak, as you said)",
     "screen.assumed.people_daily": "{people} people × {each} requests a day each → {qps} requests per second averaged over the day → about {n} at the same time (say your peak hour for a peak)",
     "screen.assumed.context": "{ctx} context",
+    "screen.assumed.lead_format": "{fmt} weights (the model's own {own} takes more servers)",
     "screen.assumed.fp8_training": "FP8 training (FP8 GEMMs, BF16 master weights)",
     "screen.assumed.answer": "answers of {output} (a chat turn's, the ShareGPT average: say how long yours are)",
     "screen.assumed.chat": "first token and load for a chat turn of {prompt} in and {output} out (ShareGPT averages)",

@@ -19,6 +19,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "recommend.new": "new-card prices (a company purchase){eol}",
     "recommend.new.eol": "; {names}: end of life (the catalog's newest price is a used one), so priced used",
     "recommend.reasoning_context": "context {context} tokens per sequence: {model} is a reasoning model whose answers run long (its own default, instead of {default})",
+    "recommend.compact_lead": "at its own precision ({own}) the model takes {n}× {gpu} over {servers} servers; in {fmt} one server holds it for no more money, so that leads (name a precision to size it as said)",
     "recommend.quantised_lead": "the named card does not run the model at its own precision on fewer cards, so the 4-bit configuration leads",
     "recommend.market.cn": "region cn: only cards sold new there are offered (left out: {names})",
     "recommend.market.global": "region global (outside mainland China): cards sold only in mainland China are not offered (left out: {names})",

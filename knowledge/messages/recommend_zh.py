@@ -17,6 +17,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "recommend.new": "按新卡价格计算（企业采购）{eol}",
     "recommend.new.eol": "；{names} 已停产（目录中最新价格为二手价），按二手价计算",
     "recommend.reasoning_context": "每条序列上下文按 {context} tokens：{model} 是推理模型，回答很长（采用该模型的默认值，而不是 {default}）",
+    "recommend.compact_lead": "按原精度（{own}）需要 {n}× {gpu}、分在 {servers} 台服务器上；改用 {fmt} 一台服务器就能装下且花费不更多，因此首选它（指定精度即按所说精度计算）",
     "recommend.quantised_lead": "所选显卡无法以原精度用更少的卡运行该模型，因此首选 4-bit 量化配置",
     "recommend.market.cn": "中国大陆地区：只推荐国内可买到新卡的型号（未纳入：{names}）",
     "recommend.market.global": "中国大陆以外地区：不推荐专供中国市场的型号（未纳入：{names}）",

@@ -893,6 +893,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.people.stated": "{people} 人 → 约 {n} 路并发（按您说的高峰时 {share}% 的人同时在用）",
     "screen.assumed.people_daily": "{people} 人 × 每人每天 {each} 次 → 全天平均每秒 {qps} 个请求 → 约 {n} 路并发（高峰请告诉我高峰时段的量）",
     "screen.assumed.context": "{ctx} 上下文",
+    "screen.assumed.lead_format": "{fmt} 权重（按原精度 {own} 要更多台服务器）",
     "screen.assumed.fp8_training": "FP8 训练（矩阵乘用 FP8，主权重 BF16）",
     "screen.assumed.answer": "每次回答 {output}（按一轮对话的 ShareGPT 平均，实际长度不同请告诉我）",
     "screen.assumed.chat": "首 token 与负载按一轮对话（输入 {prompt}、输出 {output}，ShareGPT 平均）",

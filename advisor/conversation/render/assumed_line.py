@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from advisor.analysis.result import top_option
 from advisor.conversation.dialog.load import PEAK_SHARE, PEAK_SHARE_SOURCE
 from advisor.conversation.reader.slots import SaidLength
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book, decimals_for, source_of
 from advisor.conversation.render.firstscreen import need_format, planned_precision, target_ms, train_tokens_text
 from advisor.conversation.render.labels import format_label, region_label, task_label
 from advisor.conversation.render.training_lead import pinned_text
+from advisor.recommend.results import weights_said
 from advisor.workload import speed_workload
 from knowledge.messages import t
 
@@ -103,7 +105,17 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     if pinned is not None and pinned.why is None:  # the planner ran the layout the user gave
         bits.append(t("screen.assumed.pinned", lang, layout=pinned_text(pinned.layout, book, lang)))
     planned = planned_precision(ev) if w.is_training else None
-    bits.append(t("screen.assumed.fp8_training", lang) if planned == "fp8" else format_label(need_format(ev), lang))
+    own = format_label(need_format(ev), lang)
+    lead = top_option(ev) if w.task == "inference" and w.weights is None else None
+    if planned == "fp8":
+        bits.append(t("screen.assumed.fp8_training", lang))
+    elif lead is not None and "quantised" in lead.labels and lead.layout.weights != need_format(ev):
+        # the recommender led with another precision than the checkpoint's own (recommender._compact_lead)
+        said = weights_said(lead)
+        fmt = said if said.startswith("W8A8") else format_label(lead.layout.weights, lang)
+        bits.append(t("screen.assumed.lead_format", lang, fmt=fmt, own=own))
+    else:
+        bits.append(own)
     targets = stated_targets(ev, book)
     if targets:
         bits.append(t("screen.assumed.targets", lang, targets=t("list.comma", lang).join(targets)))
