@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from advisor.recommend.recommender import recommend
 from advisor.recommend.rank import spread_consumer
+from advisor.recommend.recommender import recommend
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
 from tests.answer_text import answer
