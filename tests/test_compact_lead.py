@@ -53,3 +53,15 @@ def test_the_answer_says_the_precision_first(lang: str, question: str, said: str
     head, assumed = text.split("\n\n")[:2]
     assert re.search(said, head), head
     assert ("the model's own BF16 takes more servers" in assumed) or ("按原精度 BF16 要更多台服务器" in assumed), assumed
+
+
+def test_four_bit_on_ascend_is_the_w4a8_checkpoint_it_runs() -> None:
+    """DeepSeek-V3 (FP8 as published) within ¥1M in China: 56 RTX 5060 Ti in 7 servers at FP8, or 4-bit on one server
+    of Ascend, which runs msModelSlim's W4A8 weights under vllm-ascend's --quantization ascend (no AWQ kernels)."""
+    text = answer("预算 100 万，部署 DeepSeek-V3 给 50 人用", "zh")
+    head = text.split("\n\n")[0]
+    if "Ascend" in head:
+        assert "W4A8 权重，1 台服务器" in head and "AWQ" not in head, head
+        assert "--quantization ascend" in text and "--quantization awq" not in text
+    else:
+        assert "1 台服务器" in head, head

@@ -46,6 +46,9 @@ def _serving_hint(m: ModelSpec, gpu: GpuSpec, w: Workload, layout: Layout) -> st
         # Ascend has no FP8: 8-bit weights are a W8A8 INT8 checkpoint made with msModelSlim, served by vllm-ascend's
         # own quantisation method (rules-vllm-ascend-quant)
         quant, repo = "ascend", f"<W8A8 checkpoint of {repo} (msModelSlim)>"
+    elif gpu.stack == "cann" and quant in ("awq", "gptq"):
+        # 4-bit on Ascend: not AWQ/GPTQ kernels but msModelSlim's W4A8 weights under the same method
+        quant, repo = "ascend", f"<W4A8 checkpoint of {m.hf_repo_chat or m.hf_repo or m.id} (msModelSlim)>"
     if layout.attention_dp:
         return _dp_attention_hint(repo, w, layout)
     parts = [f"vllm serve {repo}", f"--tensor-parallel-size {layout.tp}"]

@@ -129,7 +129,7 @@ def option_tags(o: Option, lang: str = "en") -> list[str]:
     serving = not o.training and not o.layout.recompute
     if serving and (o.quantised or "quantised" in o.labels):
         fmt = o.layout.weights
-        tags.append(t("option.tag.int4_experts", lang) if fmt == "int4-experts" else fmt.upper())  # Kimi K2's own format
+        tags.append(t("option.tag.int4_experts", lang) if fmt == "int4-experts" else weights_said(o))  # Kimi K2's own
     if o.used_price:
         tags.append(t("option.tag.used_price", lang))
     if o.near_capacity:
@@ -213,15 +213,15 @@ def money(amount: float, currency: str) -> str:
 
 
 def weights_said(o: Option) -> str:
-    """An option's weight format as its answer names it: "AWQ-INT4", "FP8"; 8-bit on Ascend, which has no FP8, is
-    the W8A8 INT8 checkpoint it runs (rules-vllm-ascend-quant)."""
+    """An option's weight format as its answer names it: "AWQ-INT4", "FP8"; on Ascend, which has no FP8 and no
+    AWQ/GPTQ kernels, the msModelSlim checkpoint it runs: W8A8 INT8 or W4A8 (rules-vllm-ascend-quant)."""
     fmt = o.layout.weights
-    if fmt == "fp8":
-        from knowledge.catalog import load_catalog  # start-up: only an FP8 option's words read the catalog
+    if fmt in ("fp8", "awq-int4", "gptq-int4"):
+        from knowledge.catalog import load_catalog  # start-up: only a quantised option's words read the catalog
 
         gpu = load_catalog().find_gpu(o.gpu)
-        if gpu is not None and gpu.stack == "cann":
-            return "W8A8 INT8"
+        if gpu is not None and gpu.stack == "cann":  # msModelSlim's checkpoints (launch._serving_hint)
+            return "W8A8 INT8" if fmt == "fp8" else "W4A8"
     return fmt.upper()
 
 
