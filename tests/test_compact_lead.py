@@ -60,8 +60,5 @@ def test_four_bit_on_ascend_is_the_w4a8_checkpoint_it_runs() -> None:
     of Ascend, which runs msModelSlim's W4A8 weights under vllm-ascend's --quantization ascend (no AWQ kernels)."""
     text = answer("预算 100 万，部署 DeepSeek-V3 给 50 人用", "zh")
     head = text.split("\n\n")[0]
-    if "Ascend" in head:
-        assert "W4A8 权重，1 台服务器" in head and "AWQ" not in head, head
-        assert "--quantization ascend" in text and "--quantization awq" not in text
-    else:
-        assert "1 台服务器" in head, head
+    assert "Ascend" in head and "W4A8 权重，1 台服务器" in head and "AWQ" not in head, head
+    assert "--quantization ascend" in text and "--quantization awq" not in text
