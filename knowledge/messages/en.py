@@ -1338,7 +1338,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "web.tag.existing": "your GPUs",
     "web.tag.recommended": "recommended",
     "web.tag.used": "used cards",
-    "web.tag.quantised": "4-bit",
+    "web.tag.quantised": "quantised",
     "web.tag.candidate": "named by you",
     "web.offload.cpu": "CPU",
     "web.offload.nvme": "NVMe",

@@ -1330,7 +1330,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "web.tag.existing": "现有显卡",
     "web.tag.recommended": "推荐",
     "web.tag.used": "二手卡",
-    "web.tag.quantised": "4 位量化",
+    "web.tag.quantised": "量化",
     "web.tag.candidate": "您提到的",
     "web.offload.cpu": "CPU 内存",
     "web.offload.nvme": "NVMe 硬盘",
