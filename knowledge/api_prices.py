@@ -104,3 +104,30 @@ def _load(path: str) -> ApiPriceTable:
 def load_api_prices(path: str | os.PathLike[str] | None = None) -> ApiPriceTable:
     """The validated API price table (default: the package's `knowledge/data/api_prices.yaml`), cached per process."""
     return _load(str(Path(path) if path is not None else API_PRICES_FILE))
+
+
+# How people name the providers of the table in a question (lower case; a name that is also a model family's,
+# DeepSeek, MiniMax, Mistral, OpenAI, Anthropic, Google, Moonshot, Z.ai, is left out: "DeepSeek" names the model)
+PROVIDER_ALIASES: dict[str, tuple[str, ...]] = {
+    "Groq": ("groq",),
+    "DeepInfra": ("deepinfra", "deep infra"),
+    "Fireworks AI": ("fireworks",),
+    "Together AI": ("together ai", "together.ai", "togetherai", "together's api", "together api"),
+    "OpenRouter": ("openrouter", "open router"),
+    "Cerebras": ("cerebras",),
+    "AWS Bedrock": ("bedrock",),
+    "Google Vertex AI": ("vertex",),
+    "SiliconFlow": ("siliconflow", "硅基流动"),
+    # the API products, not the clouds that also rent GPUs ("在阿里云上部署" rents cards)
+    "Alibaba Cloud Bailian (DashScope, China)": ("bailian", "dashscope", "百炼"),
+    "Volcengine Ark": ("volcengine ark", "火山方舟"),
+    "Zhipu AI (BigModel)": ("bigmodel", "智谱"),
+}
+
+
+def provider_named(text: str) -> str | None:
+    """The API provider of the price table a question names ("is paying Groq cheaper …", "用硅基流动的 API"), or
+    None (the first of PROVIDER_ALIASES met, in the table's spelling)."""
+    low = text.lower()
+    hits = [(low.find(a), name) for name, aliases in PROVIDER_ALIASES.items() for a in aliases if a in low]
+    return min(hits)[1] if hits else None

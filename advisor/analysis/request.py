@@ -94,6 +94,7 @@ class AnalysisRequest(Frozen):
     asks_cheapest: bool = False  # "the cheapest hardware for R1": the lowest purchase that fits first
     asks_minimum: bool = False  # "Kimi K2 最低配置": the lowest purchase of new hardware that fits first
     asks_api: bool = False  # "self-host or use an API?": the cheapest hosted API against the configuration owned
+    api_provider: str | None = None  # the provider the question names ("is paying Groq cheaper …"): its quote first
     asks_monthly: bool = False  # "monthly rent cost": money said a month
     engines: tuple[str, ...] = ()  # serving engines compared ("vLLM or llama.cpp?"), each sized and timed
     reference_method: str = ""  # "DPO": a preference method that keeps a frozen reference model

@@ -189,6 +189,7 @@ class Analysis(msgspec.Struct):
     asks_cheapest: bool = False  # "the cheapest hardware for R1": the lowest purchase that fits first
     asks_minimum: bool = False  # "Kimi K2 最低配置": the lowest purchase of new hardware that fits first
     asks_api: bool = False  # "self-host or use an API?": the cheapest hosted API first (render.api_lead)
+    api_provider: str | None = None  # the provider named: its quote, the cheapest beside it (render.api_lead)
     asks_monthly: bool = False  # "monthly rent cost": a daily volume's money said a month (render.token_cost)
     engines: list[EngineRun] = msgspec.field(default_factory=list)  # engines compared on one configuration
     reference_method: str = ""  # "DPO": the frozen reference model is said first (what the sizing assumes)

@@ -866,6 +866,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.lead.api_cheaper": "**The API is cheaper at {vol} a day**: {price} costs {api_day} a day; {name} costs {own} a day owned (its TCO over the days it runs). Self-hosting breaks even at {even} a day{reach}.",
     "api.lead.self_cheaper": "**Self-hosting is cheaper at {vol} a day**: {name} costs {own} a day owned (its TCO over the days it runs), against {api_day} a day at {price}. Self-hosting breaks even at {even} a day{reach}.",
     "api.lead.no_volume": "**The cheapest API for {model} is {price}.** {name} costs {own} a day owned (its TCO over the days it runs), so self-hosting is cheaper only above {even} a day{reach}. Tell me your tokens a day and I compare the two at it.",
+    "api.named.unlisted": "**{provider} does not list {model}** in the price table (as of its quotes' dates); the nearest answer is the cheapest provider that does.",
+    "api.named.cheaper": "The cheapest listed is {provider} at {blend} per million tokens blended (as of {as_of}).",
     "api.reach.never": ", more than it makes at full load ({full} a day): at this size the API stays cheaper",
     "api.reach.within": "; at full load it makes about {full} a day",
     "api.provider.bailian": "Alibaba Cloud Bailian (DashScope)",

@@ -859,6 +859,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "api.lead.api_cheaper": "**每天 {vol} 时调用 API 更便宜**：{price}，每天 {api_day}；{name} 自建每天 {own}（总拥有成本按运行天数分摊）。自建要到每天 {even} 才划算{reach}。",
     "api.lead.self_cheaper": "**每天 {vol} 时自建更便宜**：{name} 自建每天 {own}（总拥有成本按运行天数分摊），调用 API 每天 {api_day}（{price}）。自建在每天 {even} 以上划算{reach}。",
     "api.lead.no_volume": "**{model} 最便宜的 API 是 {price}。**{name} 自建每天 {own}（总拥有成本按运行天数分摊），每天超过 {even} 时自建才更便宜{reach}。告诉我每天多少 token，我按它对比两者。",
+    "api.named.unlisted": "**价格表里{provider}没有上架 {model}**，下面改与上架该模型的最便宜服务商比较。",
+    "api.named.cheaper": "目前最便宜的是{provider}，综合每百万 tokens {blend}（截至 {as_of}）。",
     "api.reach.never": "，超过它满载时每天能处理的 {full}：这个规模下 API 一直更便宜",
     "api.reach.within": "；它满载时每天约处理 {full}",
     "api.provider.bailian": "阿里云百炼",

@@ -24,6 +24,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_link: bool = False, asks_token_cost: bool = False, asks_why_count: bool = False,
                      engines: tuple[str, ...] = (), reference_method: str = "",
                      asks_cheapest: bool = False, asks_minimum: bool = False, asks_api: bool = False,
+                     api_provider: str | None = None,
                      asks_monthly: bool = False, asks_fabric: bool = False,
                      asks_kv_token: bool = False, asks_tokens_per_day: bool = False,
                      asks_power: bool = False, asks_launch: bool = False,
@@ -57,7 +58,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
         asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,
-        asks_minimum=asks_minimum, asks_api=asks_api, asks_monthly=asks_monthly,
+        asks_minimum=asks_minimum, asks_api=asks_api, api_provider=api_provider, asks_monthly=asks_monthly,
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ()),
                   # a batch job's day when no deadline was said (dialog.load.JOB_DEFAULT_DEADLINE_S)

@@ -62,6 +62,7 @@ from advisor.conversation.reader.turn import (
 from advisor.conversation.reader.variants import read_variants
 from advisor.conversation.render import compose
 from advisor.conversation.turn import Step, Turn
+from knowledge.api_prices import provider_named
 from knowledge.errors import AdvisorError
 from knowledge.messages import t
 from knowledge.structs import dump, fields, replace
@@ -467,7 +468,10 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_token_cost=not workload.is_training and asks("token_cost", text),
                                asks_why_count=asks("why_count", text), asks_cheapest=asks("cheapest", text),
                                asks_minimum=asks("minimum", text),
-                               asks_api=not workload.is_training and asks("api", text),
+                               # a provider named ("Groq or our own H100s?") asks the API comparison too
+                               asks_api=not workload.is_training and (asks("api", text)
+                                                                      or provider_named(text) is not None),
+                               api_provider=provider_named(text) if not workload.is_training else None,
                                asks_monthly=asks_monthly(text),
                                engines=() if workload.is_training else engines_compared(text),
                                reference_method=reference_method(text) if workload.is_training else "")

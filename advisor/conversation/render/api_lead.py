@@ -41,15 +41,27 @@ def _mix(ev: Analysis) -> float:
     return max(w.prompt_tokens or 1, 1) / max(w.output_tokens or 1, 1)
 
 
+def _quotes(ev: Analysis) -> list[ApiQuote]:
+    rate = load_economics().exchange_rate_cny_per_usd.value
+    return api_quotes(ev.model.id, ev.constraints.currency, input_per_output=_mix(ev), cny_per_usd=rate)
+
+
 def cheapest_api(ev: Analysis) -> ApiQuote | None:
     """The cheapest quote (blended at the job's mix) for the model asked, in the answer's currency, or None. In
     mainland China the mainland providers' own (CNY-listed) quotes first, where any: an overseas API takes foreign
     payment and sends the data abroad, as the rental answers prefer the region's clouds."""
-    rate = load_economics().exchange_rate_cny_per_usd.value
-    quotes = api_quotes(ev.model.id, ev.constraints.currency, input_per_output=_mix(ev), cny_per_usd=rate)
+    quotes = _quotes(ev)
     if ev.constraints.region == "cn":
         quotes = [q for q in quotes if not q.converted] or quotes
     return quotes[0] if quotes else None
+
+
+def named_api(ev: Analysis) -> ApiQuote | None:
+    """The cheapest quote of the provider the question names (ev.api_provider), or None when it names none or that
+    provider does not list the model."""
+    if not ev.api_provider:
+        return None
+    return next((q for q in _quotes(ev) if q.provider == ev.api_provider), None)
 
 
 def _most_output(o: Option, ev: Analysis) -> float:
@@ -68,7 +80,8 @@ def api_lead(o: Option, ev: Analysis, book: Book, lang: str, per_day: float | No
     model or `o` is unpriced or has no serving speed."""
     if ev.workload.is_training or not o.fits:
         return None
-    quote, day = cheapest_api(ev), owned_day(o)
+    cheapest, day = cheapest_api(ev), owned_day(o)
+    quote = named_api(ev) or cheapest
     if quote is None or day is None:
         return None
     cur, where, mix = ev.constraints.currency, f"{o.count}× {o.gpu_name}", _mix(ev)
@@ -101,4 +114,22 @@ def api_lead(o: Option, ev: Analysis, book: Book, lang: str, per_day: float | No
     else:
         text = t("api.lead.no_volume", lang, model=ev.model.name, price=price,
                  name=opt_name(o, book), own=own, even=even_s, reach=reach)
-    return fs.Lead(text, None, f"break-even tokens a day on {where}")
+    if ev.api_provider and quote.provider != ev.api_provider:  # the provider named first: it has no quote
+        key = _PROVIDER_KEYS.get(ev.api_provider)
+        named = t(f"api.provider.{key}", lang) if key else ev.api_provider
+        text = t("api.named.unlisted", lang, provider=named, model=ev.model.name) + t("sentence.gap", lang) + text
+    return fs.Lead(text + _beside_named(ev, quote, cheapest, book, lang), None, f"break-even tokens a day on {where}")
+
+
+def _beside_named(ev: Analysis, quote: ApiQuote, cheapest: ApiQuote | None, book: Book, lang: str) -> str:
+    """After the comparison with the provider named: the cheapest listed quote when another is cheaper; "" otherwise
+    (and when the provider named does not list the model: `api_lead` says so first)."""
+    if not ev.api_provider or quote.provider != ev.api_provider:
+        return ""
+    if cheapest is None or cheapest.provider == quote.provider or cheapest.blended_per_m >= quote.blended_per_m:
+        return ""
+    key = _PROVIDER_KEYS.get(cheapest.provider)
+    name = t(f"api.provider.{key}", lang) if key else cheapest.provider
+    blend = book.money(f"API blended price per million tokens ({cheapest.provider})", cheapest.blended_per_m,
+                       ev.constraints.currency, "(r × input + output) / (r + 1)")
+    return t("sentence.gap", lang) + t("api.named.cheaper", lang, provider=name, blend=blend, as_of=str(cheapest.as_of))

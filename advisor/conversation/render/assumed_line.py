@@ -111,8 +111,8 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         bits.append(t("screen.assumed.fp8_training", lang))
     elif lead is not None and "quantised" in lead.labels and lead.layout.weights != need_format(ev):
         # the recommender led with another precision than the checkpoint's own (recommender._compact_lead)
-        said = weights_said(lead)
-        fmt = said if said.startswith(("W8A8", "W4A8")) else format_label(lead.layout.weights, lang)
+        named = weights_said(lead)
+        fmt = named if named.startswith(("W8A8", "W4A8")) else format_label(lead.layout.weights, lang)
         bits.append(t("screen.assumed.lead_format", lang, fmt=fmt, own=own))
     else:
         bits.append(own)
