@@ -27,6 +27,7 @@ from advisor.recommend.search import (
 from advisor.workload import Constraints, Workload
 from knowledge.messages import t
 from knowledge.quantities import GIB, Seconds, memory_text
+from knowledge.schemas import GpuSpec
 from knowledge.structs import replace
 
 # 4-bit is the lowest precision suggested as a fix: below it (Q3_K, Q2_K) quality falls off sharply (llama.cpp's
@@ -182,6 +183,25 @@ SYSTEM_SHARE = 1 / 16  # of a unified pool left to the operating system when the
 SYSTEM_MIN = 16 * GIB  # 16 GiB): a margin this tool chooses; macOS itself gives the GPU about 3/4 by default
 
 
+def gpu_share_ceiling(gpu: GpuSpec) -> int | None:
+    """The most of a unified pool its documented setting may give the GPU (macOS iogpu.wired_limit_mb): the
+    catalog's `max_gpu_bytes`, else the pool less what the system keeps (SYSTEM_SHARE, at least SYSTEM_MIN); None
+    for a card or a machine without such a setting."""
+    um = gpu.unified_memory
+    if um is None or "iogpu.wired_limit_mb" not in um.setting:
+        return None
+    return int(um.max_gpu_bytes or um.total_bytes - max(SYSTEM_MIN, um.total_bytes * SYSTEM_SHARE))
+
+
+def raised_share_mb(gpu: GpuSpec, need: int) -> int | None:
+    """The iogpu.wired_limit_mb value that holds `need` bytes: the need plus 2 GiB, never above the ceiling; None
+    when the ceiling does not hold it."""
+    ceiling = gpu_share_ceiling(gpu)
+    if ceiling is None or need > ceiling:
+        return None
+    return int(min(ceiling, math.ceil(need / GIB + 2) * GIB) // 2**20)
+
+
 def _gpu_share_change(search: Search, closest: list[Option]) -> list[Change]:
     """A unified-memory machine (a Mac) short of its default GPU share but not of its pool: the documented setting
     that raises the share (the catalog's `UnifiedMemory.setting`, macOS `iogpu.wired_limit_mb`), to the need plus
@@ -194,7 +214,7 @@ def _gpu_share_change(search: Search, closest: list[Option]) -> list[Change]:
     need = best.per_gpu.total.n
     if um is None or "iogpu.wired_limit_mb" not in um.setting or not need or need <= best.usable.n:
         return []
-    ceiling = um.max_gpu_bytes or um.total_bytes - max(SYSTEM_MIN, um.total_bytes * SYSTEM_SHARE)
+    ceiling = gpu_share_ceiling(gpu) or 0
     share = min(ceiling, math.ceil(need / GIB + 2) * GIB)
     if need > share:
         return []

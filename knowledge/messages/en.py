@@ -714,6 +714,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.memory.over_usable": "{yes} — {model} at {fmt} needs about {total} {what}, more than the {usable} a {typed} card leaves usable (the engine keeps 10 %); the weights alone are about {weights}.",
     "screen.memory.over_card": "{yes} — {model} at {fmt} needs about {total} {what}, not {typed}: the weights alone are about {weights}.",
     "screen.buy_as_asked": " To run it at {fmt} as asked you would buy: {name} fits it.",
+    "screen.twin_raised": " The same machine with more memory, {name}, holds it once macOS gives the GPU more of its memory: {need} needed, {usable} by default; `sudo sysctl iogpu.wired_limit_mb={mb}` raises it until the next reboot.",
     "screen.twin_fits": " The same card with more memory, {name}, holds it: {need} needed per GPU of {usable} usable.",
     "screen.other_fits": " {name} fits it ({lay}).",
     "screen.unknown_card": "No verdict on the {asked}. What can be said is what the job needs: {model} at {fmt} needs about {total} with its KV cache and runtime (weights {weights}), so a single card needs more usable memory than that.",

@@ -51,6 +51,7 @@ from advisor.conversation.render.scale_out import offload_sentence, own_card_sma
 from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
+from knowledge.catalog import load_catalog
 from knowledge.messages import t
 from knowledge.quantities import Bytes, Seconds
 
@@ -319,6 +320,12 @@ def _twin_sentence(ev: Any, book: Book, lang: str) -> str:
     if twin is None:
         return ""
     need, usable = need_and_usable(twin, book)
+    if not twin.fits:  # a Mac that holds it only once the GPU share is raised (analysis.evaluate.raised_share_holds)
+        from advisor.recommend.changes import raised_share_mb  # start-up: only that answer needs it
+
+        mb = raised_share_mb(load_catalog().gpu(twin.gpu), twin.per_gpu.total.n)
+        if mb is not None:
+            return t("screen.twin_raised", lang, name=opt_name(twin, book), need=need, usable=usable, mb=mb)
     return t("screen.twin_fits", lang, name=opt_name(twin, book), need=need, usable=usable)
 
 
