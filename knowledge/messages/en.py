@@ -734,6 +734,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.option.fits": "**Yes: {name} fits**{warn} ({lay}): {need} needed per GPU of {usable} usable{tail}.{limits}",
     "screen.option.slow_load": ", but slowly: at {users} users each gets {per}, below {rate}, {why}",
     "screen.one_card": "one card",
+    "screen.one_machine": "the machine",
     "screen.option.short": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",
     "screen.option.short_one_card": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",
     "screen.option.change": " What would make it work: {msg}",

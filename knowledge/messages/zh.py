@@ -730,6 +730,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.option.fits": "**可以：{name} 放得下**{warn}（{lay}），每卡需要 {need}，可用 {usable}{tail}。{limits}",
     "screen.option.slow_load": "，但 {users} 路并发时每路只有 {per}，低于每路 {rate}（{why}），会卡",
     "screen.one_card": "一张卡",
+    "screen.one_machine": "这台机器",
     "screen.option.short": "{yes}：{who} 每卡差 {short}——需要 {need}，{gpu} 可用 {usable}。",
     "screen.option.short_one_card": "{yes}：{who}差 {short}——需要 {need}，{gpu} 可用 {usable}。",
     "screen.option.change": "可行的改法：{msg}",

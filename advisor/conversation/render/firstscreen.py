@@ -257,7 +257,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     if ev.offload_asked and off is not None and off.gpu == o.gpu and o.count == 1:
         return offload_lead(off, ev, book, lang, short)
     alone = one_card and o.count == 1
-    who = t("screen.one_card", lang) if alone else name
+    machine = alone and getattr(load_catalog().find_gpu(o.gpu), "is_machine", False)  # a Mac is no card
+    who = t("screen.one_machine" if machine else "screen.one_card", lang) if alone else name
     changes = list(ev.named_changes or [])
     if not changes and "existing" in o.labels and ev.recommendation is not None:
         # the user's own cards: a lighter method or format on them (a shorter context changes the job: the details)
