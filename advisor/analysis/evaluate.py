@@ -289,23 +289,15 @@ def _bigger_twin(workload: Workload, constraints: Constraints, lone: NamedConfig
     shown = next((o for o in ev.user_options if o.gpu == lone.gpu and o.count == lone.count), None)
     if shown is None or shown.fits:
         return None
+    from advisor.recommend.changes import raised_share_mb  # start-up: only a named card too small asks
     raised = None
     for twin in load_catalog().memory_twins(lone.gpu):
         opt = evaluate_named(workload, constraints, [replace(lone, gpu=twin.id)], steps)[0]
         if opt.fits:
             return opt
-        if raised is None and raised_share_holds(twin, opt.per_gpu.total.n):
+        if raised is None and raised_share_mb(twin, opt.per_gpu.total.n) is not None:
             raised = opt  # holds it once macOS gives the GPU more of the pool (render: the sysctl line)
     return raised
-
-
-def raised_share_holds(gpu: GpuSpec, need: int) -> bool:
-    """Whether a unified-memory machine holds `need` bytes once its GPU share is raised by its documented setting
-    (macOS iogpu.wired_limit_mb) to at most the pool less what the system keeps (recommend.changes.gpu_share_ceiling)."""
-    from advisor.recommend.changes import gpu_share_ceiling  # start-up: only a Mac too small by default asks
-
-    ceiling = gpu_share_ceiling(gpu)
-    return ceiling is not None and 0 < need <= ceiling
 
 
 def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,

@@ -37,7 +37,7 @@ from .kv_cache import kv_cache_bytes
 from .memory import default_inference_format
 from .serving_ladder import Envelope
 from .serving_sim import MEASURED, RequestMix, Scheduler, ServingResult, Speculation, saturation, simulate
-from .throughput import act_quant_per_layer, default_engine, hardware, memory_class, speed_profile
+from .throughput import act_quant_per_layer, attention_dp_on, default_engine, hardware, memory_class, speed_profile
 
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
 # SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (advisor.workload's chat turn,
@@ -180,7 +180,7 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
                                                           attention_dp=attention_dp) - 1.5 * GIB)
         cap = int(max(0.0, free) // kv_tok)
     if pp > 1:
-        freed = weight_bytes(model, check_format(weights).name, tp=tp) * (1.0 - 1.0 / pp)
+        freed = weight_bytes(model, check_format(weights).name, tp=tp, attention_dp=attention_dp) * (1.0 - 1.0 / pp)
         cap = int(pp * (cap + freed // kv_tok))
     return Scheduler(engine=engine, max_num_seqs=max_num_seqs or seqs,
                      max_num_batched_tokens=max_num_batched_tokens or budget,
@@ -205,7 +205,7 @@ def serving_setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib
     eng = engine or w.engine or default_engine(weights)
     context = int(w.context)
     prompt, output = request_lengths(context, w.prompt_tokens, w.output_tokens)
-    dpa = bool(w.attention_dp) and tp > 1 and model.is_mla
+    dpa = attention_dp_on(model, w, tp)
     prof = speed_profile(model, weights, kv, tp, dpa)
     fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",

@@ -130,6 +130,12 @@ class SpeedProfile(Value):
 _PROFILES: dict[tuple[int, str, str, int, bool], tuple[ModelSpec, SpeedProfile]] = {}
 
 
+def attention_dp_on(model: ModelSpec, w: Workload, tp: int) -> bool:
+    """Whether a serving workload runs attention data-parallel over its TP group of `tp`: asked, an MLA model, tp > 1
+    (the memory estimate refuses it for other models; the speed model reads it as plain TP there)."""
+    return bool(w.attention_dp) and tp > 1 and model.is_mla
+
+
 def speed_profile(model: ModelSpec, weights: str, kv: str, tp: int, attention_dp: bool = False) -> SpeedProfile:
     """The model's per-GPU byte and FLOP constants under `weights`/`kv` formats and TP degree (cached).
 
@@ -469,7 +475,7 @@ def _shape(model: ModelSpec, count: int, w: Workload) -> Shape:
     engine = w.engine or default_engine(weights)
     return Shape(weights, kv, tp, replicas, context, prompt, output, concurrency,
                   max(1, math.ceil(concurrency / replicas)), has_lengths, decode_context, engine,
-                  bool(w.attention_dp) and tp > 1 and model.is_mla)
+                  attention_dp_on(model, w, tp))
 
 
 def serving_shape(model: ModelSpec, count: int, workload: Workload) -> Shape:

@@ -195,9 +195,9 @@ def gpu_share_ceiling(gpu: GpuSpec) -> int | None:
 
 def raised_share_mb(gpu: GpuSpec, need: int) -> int | None:
     """The iogpu.wired_limit_mb value that holds `need` bytes: the need plus 2 GiB, never above the ceiling; None
-    when the ceiling does not hold it."""
+    when the ceiling does not hold it (or nothing is needed)."""
     ceiling = gpu_share_ceiling(gpu)
-    if ceiling is None or need > ceiling:
+    if ceiling is None or not 0 < need <= ceiling:
         return None
     return int(min(ceiling, math.ceil(need / GIB + 2) * GIB) // 2**20)
 
@@ -210,15 +210,11 @@ def _gpu_share_change(search: Search, closest: list[Option]) -> list[Change]:
     if best is None:
         return []
     gpu = search.catalog.gpu(best.gpu)
-    um = gpu.unified_memory
-    need = best.per_gpu.total.n
-    if um is None or "iogpu.wired_limit_mb" not in um.setting or not need or need <= best.usable.n:
+    um, need = gpu.unified_memory, best.per_gpu.total.n
+    mb = raised_share_mb(gpu, need) if need > best.usable.n else None
+    if um is None or mb is None:
         return []
-    ceiling = gpu_share_ceiling(gpu) or 0
-    share = min(ceiling, math.ceil(need / GIB + 2) * GIB)
-    if need > share:
-        return []
-    mb = int(share // 2**20)
+    share = mb * 2**20
 
     def say(lang: str) -> str:
         return t("change.gpu_share", lang, share=memory_text(share, "GiB", 0), mb=mb, pool=memory_text(um.total_bytes, "GiB", 0),

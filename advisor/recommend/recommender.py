@@ -81,6 +81,7 @@ from advisor.recommend.results import (
     findings_contract,
     option_tags,
     price_contract,
+    weights_said,
 )
 from advisor.recommend.rules import apply_rules, blocked, config_facts, evaluate_rules, param_fields, workload_facts
 from advisor.recommend.search import (
@@ -288,7 +289,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     if compact:
         spread = next((o for o in shortlist if o not in compact), None)
         if spread is not None:
-            fmt = compact[0].layout.weights.upper().replace("AWQ-INT4", "AWQ INT4")
+            fmt = weights_said(compact[0])
             own = spread.layout.weights.upper()
             for lang, out in (("en", rec.assumptions), ("zh", rec.assumptions_zh)):
                 out.append(t("recommend.compact_lead", lang, own=own, n=spread.count, gpu=spread.gpu_name,

@@ -212,17 +212,23 @@ def money(amount: float, currency: str) -> str:
     return f"{sym}{amount:,.0f}" if sym else f"{amount:,.0f} {currency}"
 
 
-def weights_said(o: Option) -> str:
-    """An option's weight format as its answer names it: "AWQ-INT4", "FP8"; on Ascend, which has no FP8 and no
-    AWQ/GPTQ kernels, the msModelSlim checkpoint it runs: W8A8 INT8 or W4A8 (rules-vllm-ascend-quant)."""
+def ascend_checkpoint(o: Option) -> str | None:
+    """On Ascend, which has no FP8 and no AWQ/GPTQ kernels, the msModelSlim checkpoint an 8- or 4-bit option runs:
+    "W8A8 INT8" or "W4A8" (rules-vllm-ascend-quant; launch._serving_hint); None elsewhere."""
     fmt = o.layout.weights
-    if fmt in ("fp8", "awq-int4", "gptq-int4"):
-        from knowledge.catalog import load_catalog  # start-up: only a quantised option's words read the catalog
+    if fmt not in ("fp8", "awq-int4", "gptq-int4"):
+        return None
+    from knowledge.catalog import load_catalog  # start-up: only a quantised option's words read the catalog
 
-        gpu = load_catalog().find_gpu(o.gpu)
-        if gpu is not None and gpu.stack == "cann":  # msModelSlim's checkpoints (launch._serving_hint)
-            return "W8A8 INT8" if fmt == "fp8" else "W4A8"
-    return fmt.upper()
+    gpu = load_catalog().find_gpu(o.gpu)
+    if gpu is None or gpu.stack != "cann":
+        return None
+    return "W8A8 INT8" if fmt == "fp8" else "W4A8"
+
+
+def weights_said(o: Option) -> str:
+    """An option's weight format as its answer names it: "AWQ-INT4", "FP8"; on Ascend the checkpoint it runs."""
+    return ascend_checkpoint(o) or o.layout.weights.upper()
 
 
 def purchase_line(o: Option, lang: str = "en") -> str:

@@ -11,9 +11,8 @@ from advisor.conversation.dialog.load import PEAK_SHARE, PEAK_SHARE_SOURCE
 from advisor.conversation.reader.slots import SaidLength
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book, decimals_for, source_of
 from advisor.conversation.render.firstscreen import need_format, planned_precision, target_ms, train_tokens_text
-from advisor.conversation.render.labels import format_label, region_label, task_label
+from advisor.conversation.render.labels import format_label, option_format, region_label, task_label
 from advisor.conversation.render.training_lead import pinned_text
-from advisor.recommend.results import weights_said
 from advisor.workload import speed_workload
 from knowledge.messages import t
 
@@ -111,9 +110,7 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         bits.append(t("screen.assumed.fp8_training", lang))
     elif lead is not None and "quantised" in lead.labels and lead.layout.weights != need_format(ev):
         # the recommender led with another precision than the checkpoint's own (recommender._compact_lead)
-        named = weights_said(lead)
-        fmt = named if named.startswith(("W8A8", "W4A8")) else format_label(lead.layout.weights, lang)
-        bits.append(t("screen.assumed.lead_format", lang, fmt=fmt, own=own))
+        bits.append(t("screen.assumed.lead_format", lang, fmt=option_format(lead, lang), own=own))
     else:
         bits.append(own)
     targets = stated_targets(ev, book)

@@ -321,7 +321,7 @@ def _twin_sentence(ev: Any, book: Book, lang: str) -> str:
     if twin is None:
         return ""
     need, usable = need_and_usable(twin, book)
-    if not twin.fits:  # a Mac that holds it only once the GPU share is raised (analysis.evaluate.raised_share_holds)
+    if not twin.fits:  # a Mac that holds it only once the GPU share is raised (recommend.changes.raised_share_mb)
         from advisor.recommend.changes import raised_share_mb  # start-up: only that answer needs it
 
         mb = raised_share_mb(load_catalog().gpu(twin.gpu), twin.per_gpu.total.n)

@@ -10,6 +10,7 @@ from advisor.conversation.reader.rental import PROVIDER_IDS
 from advisor.conversation.render.book import SRC_USER, Book, decimals_for
 from advisor.conversation.render.options_table import ENGINE_LABELS
 from advisor.estimator.formats import FORMAT_NAMES
+from advisor.recommend.results import ascend_checkpoint
 from knowledge.messages import known, t
 from knowledge.quantities import Seconds
 
@@ -49,6 +50,11 @@ def region_label(region: str, lang: str) -> str:
 
 def format_label(fmt: str | None, lang: str) -> str:
     return FORMAT.get(fmt or "bf16", (fmt or "").upper())
+
+
+def option_format(o: Any, lang: str) -> str:
+    """An option's weight format in an answer's words: the checkpoint Ascend runs ("W8A8 INT8"), else the label."""
+    return ascend_checkpoint(o) or format_label(o.layout.weights, lang)
 
 
 def gpu_name(catalog: Catalog, gpu_id: str) -> str:

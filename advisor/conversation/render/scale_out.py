@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, Book
-from advisor.conversation.render.labels import format_label
+from advisor.conversation.render.labels import format_label, option_format
 from advisor.estimator.memory import default_inference_format
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
@@ -45,7 +45,7 @@ def at_target_clause(ev: Any, lead: Any, users: int, limit: int, book: Book, lan
         return ""
     config = f"{book.count(f'GPUs sized for {users} users within the default target', o.count, 'GPUs', SRC_RECOMMEND)}× {o.gpu_name}"
     if o.layout.weights != lead.layout.weights:
-        config += t("replicas.with_weights", lang, fmt=format_label(o.layout.weights, lang))
+        config += t("replicas.with_weights", lang, fmt=option_format(o, lang))
     group = f"TP {o.layout.tp}" if o.layout.tp > 1 else t("layout.one_gpu", lang)
     layout = t("layout.replicas", lang, n=o.layout.replicas, group=group) if (o.layout.replicas or 1) > 1 else group
     total = o.tco.purchase.total if o.tco is not None else None
