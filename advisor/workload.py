@@ -215,6 +215,9 @@ class Constraints(Frozen):
     budget_covers: Annotated[Literal["system", "gpus"], Meta(description="what the budget pays for: the whole machine or the GPUs alone")] = "system"
     region: Annotated[Region, Meta(description="market whose prices and availability apply: 'cn' for mainland China (export rules apply), else 'global'")] = "global"
     existing: ExistingGpus | None = None  # hardware the user already owns: recommend how to use it
+    # cards the user already has in a number not said ("we only have A800s", "公司就几张 H800"): sized like any card,
+    # but the market rules judge them as owned (in hand, not a purchase) and they may lead where they are not sold new
+    owned: Annotated[tuple[str, ...], Meta(description="GPU ids the user already has, count not said: judged as owned by the market rules")] = ()
     # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
     candidates: Annotated[tuple[str, ...], Meta(description="only consider these GPUs")] = ()
     max_gpus_per_node: Annotated[int, Meta(ge=1, le=16, description="GPUs per server at most")] = 8

@@ -44,3 +44,26 @@ def test_a_team_card_without_a_count_is_counted(lang: str, question: str, card: 
 ])
 def test_one_persons_card_stays_one(lang: str, question: str, short: str) -> None:
     assert short in _first(answer(question, lang))
+
+
+@pytest.mark.parametrize("lang,question,card", [
+    ("zh", "咱们公司就几张 A800，想部署 Qwen2.5-72B 给 30 个人用，够吗？", "NVIDIA A800 80GB SXM4"),
+    ("zh", "我们实验室只有 H800，LoRA 微调 Llama 3.1 70B 需要几张？", "NVIDIA H800"),
+    ("en", "Our lab only has A800s. How many do we need to serve Llama 3.1 70B to 40 users?", "NVIDIA A800 80GB SXM4"),
+])
+def test_a_team_card_not_sold_new_is_judged_as_owned(lang: str, question: str, card: str) -> None:
+    """Cards a team has cannot be "ruled out: export restricted": they are in hand. The answer sizes them, leads
+    with them, and says what the market rules say of cards in hand (expansion is the problem), not a block."""
+    text = answer(question, lang)
+    head = _first(text)
+    assert re.search(r"\d+× " + re.escape(card), head), head
+    assert "ruled out" not in head and "被规则排除" not in head, head
+    assert "⛔" not in text.split("<details>")[0], text.split("<details>")[0]
+    in_hand = "已有的受限显卡" if lang == "zh" else "Restricted card already in hand"
+    assert (lang == "en" or in_hand in text), text  # the market rule for owned cards (mainland China only)
+
+
+def test_buying_the_same_card_is_still_ruled_out_in_china() -> None:
+    """The owned judgement is for the team's own cards: a quote for buying A800s in China is still blocked."""
+    head = _first(answer("报价：买 A800 部署 Qwen2.5-72B 给 30 人用", "zh"))
+    assert "被规则排除" in head or "A800" not in head, head

@@ -112,7 +112,7 @@ def ms_per_token(o: Option) -> float:
 
 
 def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_ok: bool = False,
-         region: str = "global", users: int = 2, named: bool = False) -> list[Option]:
+         region: str = "global", users: int = 2, named: bool = False, owned: tuple[str, ...] = ()) -> list[Option]:
     """Label the options that meet every target and order them: the user's own cards, the lead ("recommended"),
     the other labelled options, then the rest by money over the horizon.
 
@@ -143,10 +143,10 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
 
     for o in options:
         o.labels = [lab for lab in o.labels if lab in ("existing", "quantised", "candidate")]
-        if "existing" not in o.labels and second_hand(o, gpus[o.gpu]):
+        if "existing" not in o.labels and o.gpu not in owned and second_hand(o, gpus[o.gpu]):
             o.labels.append("used")
-    eligible = [o for o in priced if "existing" not in o.labels and sold_in(gpus[o.gpu], region)
-                and (used_ok or buyable_new(o, gpus[o.gpu]))]
+    eligible = [o for o in priced if "existing" not in o.labels
+                and (o.gpu in owned or (sold_in(gpus[o.gpu], region) and (used_ok or buyable_new(o, gpus[o.gpu]))))]
     picks: list[tuple[str, Option]] = []
     if eligible:
         best_ms = min((ms_per_token(o) for o in eligible), default=math.inf)

@@ -267,7 +267,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         options, near = _search_all(search, gpus)
     used_ok = constraints.condition == "used"
     ranked = rank(options, workload.is_training, gpus, used_ok, constraints.region, _users(workload),
-                  bool(constraints.candidates))
+                  bool(constraints.candidates), constraints.owned)
     shortlist = _shortlist(search, ranked, gpus, limit)
     closest = _closest(search, near, ranked, shortlist, gpus)
     lead = quantised_lead(search, gpus, shortlist)
@@ -376,7 +376,8 @@ def _shortlist(search: Search, ranked: list[Option], gpus: dict[str, GpuSpec], l
         for o in shortlist:
             o.labels = [lab for lab in o.labels if lab == "existing"]
         shortlist = rank(shortlist, search.workload.is_training, gpus, search.constraints.condition == "used",
-                         search.constraints.region, _users(search.workload), bool(search.constraints.candidates))
+                         search.constraints.region, _users(search.workload), bool(search.constraints.candidates),
+                         search.constraints.owned)
     return shortlist
 
 
@@ -403,7 +404,7 @@ def _compact_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Opti
         sub = search.varied(replace(w, weights=fmt))
         pool = dict(gpus)
         options, _ = _search_all(sub, pool)
-        ranked = rank(options, False, pool, c.condition == "used", c.region, _users(w), bool(c.candidates))
+        ranked = rank(options, False, pool, c.condition == "used", c.region, _users(w), bool(c.candidates), c.owned)
         one = [o for o in ranked if o.nodes == 1 and could_lead(o, pool[o.gpu], c) and cost_of(o) <= cost_of(top)]
         for o in _shortlist(sub, one, pool, 1):
             if o.meets_targets:

@@ -36,7 +36,8 @@ def config_model(search: Search, gpu: GpuSpec, opt: Option, est: MemoryEstimate,
         tp, pp = 1, max(pp, opt.layout.tp * opt.layout.pp)
     facts: dict[str, Any] = {
         "count": opt.count, "nodes": opt.nodes, "tp": tp, "pp": pp, "region": c.region,
-        "acquisition": "owned" if "existing" in opt.labels else ("rent" if c.buy_or_rent == "rent" else "buy"),
+        "acquisition": "owned" if "existing" in opt.labels or opt.gpu in c.owned
+        else ("rent" if c.buy_or_rent == "rent" else "buy"),
         "task": w.task, "precision": precision(w, model), "context": w.context, "max_context": model.max_context,
         "weight_format": precision(w, model), "used": opt.used_price,
         "concurrency": w.concurrency if not w.is_training else None,

@@ -368,6 +368,7 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
     if s.fleet and any(c.gpu == s.fleet and c.count is None for c in s.candidates):
         name = default_catalog().gpu(s.fleet).name
         notes.append(Assumption(*pair("assumption.fleet", gpu=name)))
+        kwargs["owned"] = (s.fleet,)
     if s.candidates:
         kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
     elif s.excluded or s.excluded_vendors:  # "国内买不到 A100", "no NVIDIA": search every other card

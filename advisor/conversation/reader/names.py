@@ -288,7 +288,8 @@ _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}
                        # the maker's name before a bare model code ("沐曦C500", "摩尔线程S4000", "天数智芯天垓150")
                        r"(?:摩尔线程|沐曦|壁仞|燧原|天数智芯|天数|寒武纪|海光|昆仑芯)\s*(?:[\u4e00-\u9fff]{2}\s*)?[a-z]{0,3}\s*\d{2,4}[a-z]?)"
                        r"(?![a-z0-9])")
-_OWN = re.compile(r"(?:我的|我们的|自己的|手上的|手里的|家里的|只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
+_OWN = re.compile(r"(?:我的|我们的|自己的|手上的|手里的|家里的|只有|现有|已有|我们有|我有|手上有|手头有|手里有|已经有|拥有|自有|有)(?!没)|"
+                  r"就(?:这么|这|那)?几[张块台]|(?:这|那)几[张块台]|(?<![a-z])(?:have|has|own|owns|got|our|my|existing|already)(?![a-z])|i've|we've")
 _NOT_OWN = re.compile(r"没有|没|不是|don'?t have|do not have|no longer|(?<![a-z])sell(?![a-z])|(?<![a-z])rent|租|买|buy|quote|报价|compare|对比|比较|vs|versus|或者|还是|or(?![a-z])|would|worth")
 # who owns the card named without a count: a team or company ("we", "our", "我们", "公司") has some number of them
 _FLEET = re.compile(r"(?<![a-z])(?:we|we've|our|us|team|company|lab|cluster)(?![a-z])|我们|咱们|公司|团队|实验室|单位|集群")

@@ -42,6 +42,9 @@ def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         return Lead(t("screen.price.none", lang, gpu=top.gpu_name, name=name)
                     + (reason if why else t("sentence.end", lang)), None, "")
     text = opt_purchase(top, book, lang)
+    missing = misses(top, lang)  # a quote for cards a rule rules out (A800s bought new in China) says so first
+    if missing:
+        text += t("screen.but", lang, missing=t("list.sep", lang).join(missing))
     if "existing" in top.labels:
         deciding = f"TCO of {top.count}× {top.gpu_name}" if top.tco is not None else ""
     elif top.tco is not None and top.tco.purchase.total:
