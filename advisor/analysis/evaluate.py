@@ -47,6 +47,7 @@ from knowledge.structs import replace
 
 if TYPE_CHECKING:
     from advisor.recommend.recommender import Option, Recommendation
+    from advisor.recommend.results import Change
     from knowledge.catalog import Catalog
     from knowledge.schemas import GpuSpec, ModelSpec
     from rules.findings import Finding
@@ -229,6 +230,11 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
     if not owned and len(lone) == 1:
         _lone_config(workload, constraints, lone[0], steps, ev)
         ev.bigger_twin = _bigger_twin(workload, constraints, lone[0], steps, ev)
+    mine = [m for m in request.named if m.role == "existing"]
+    if owned and len(mine) == 1 and not any(o.fits for o in ev.user_options if "existing" in o.labels):
+        # "can my 4090 run it, how fast?": the change the recommender checked on the user's own cards, evaluated
+        _changed_config(workload, constraints, replace(mine[0], role="candidate"),
+                        [ch for ch in rec.changes if ch.for_existing], steps, ev)
     count_only = next((m for m in candidates if m.count and m.count_only), None)
     if count_only is not None and count_only.count and not any(o.meets_targets for o in ev.user_options):
         # "what if we only have four cards?": the leading card at that count does not work; what does, in as
@@ -265,19 +271,29 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
         ev.named_changes = [ch for ch in probe.changes if ch.for_existing]
         ev.named_config = shown
         ev.offload = _offload_of(probe)
-    fmt = next((ch.value for ch in ev.named_changes if ch.kind == "precision" and isinstance(ch.value, str)), None)
-    kv = next((ch.value for ch in ev.named_changes if ch.kind == "kv" and isinstance(ch.value, str)), None)
-    fewer = next((ch.value for ch in ev.named_changes if ch.kind == "concurrency" and isinstance(ch.value, int)), None)
+    _changed_config(workload, constraints, lone, ev.named_changes, steps, ev)
+
+
+def _changed_config(workload: Workload, constraints: Constraints, named: NamedConfig, changes: list[Change],
+                    steps: list[Step], ev: Analysis) -> None:
+    """The configuration named, which does not hold the job as asked, evaluated with the lightest change checked on
+    it (an FP8 KV cache, a weight format, fewer users), so a speed or load question is answered as changed."""
+    fmt = next((ch.value for ch in changes if ch.kind == "precision" and isinstance(ch.value, str)), None)
+    kv = next((ch.value for ch in changes if ch.kind == "kv" and isinstance(ch.value, str)), None)
+    fewer = next((ch.value for ch in changes if ch.kind == "concurrency" and isinstance(ch.value, int)), None)
     if kv is not None and workload.task == "inference":  # an FP8 KV cache, the weights kept: the lighter change
-        changed = evaluate_named(replace(workload, kv=kv), constraints, [lone], steps)[0]
+        changed = evaluate_named(replace(workload, kv=kv), constraints, [named], steps)[0]
         ev.changed_config = changed if changed.fits else None
     elif fmt is not None and workload.task == "inference":
         # the change evaluated on the configuration named, so a speed or load question is answered as changed
-        changed = evaluate_named(replace(workload, weights=fmt), constraints, [lone], steps)[0]
+        # (a 4-bit file offered with a shorter context is evaluated at that context)
+        cut = next((ch.context for ch in changes if ch.kind == "precision" and ch.context), None)
+        changed = evaluate_named(replace(workload, weights=fmt, **({"context": cut} if cut else {})), constraints,
+                                 [named], steps)[0]
         ev.changed_config = changed if changed.fits else None
     elif fewer is not None and 1 < fewer < workload.concurrency and workload.task == "inference":
         # "100 users on 8 H800: TTFT?" when 62 fit: the load of the most users it holds, so the question is answered
-        changed = evaluate_named(replace(workload, concurrency=fewer), constraints, [lone], steps)[0]
+        changed = evaluate_named(replace(workload, concurrency=fewer), constraints, [named], steps)[0]
         ev.changed_config = changed if changed.fits else None
 
 

@@ -128,6 +128,8 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None,
     for fmt in formats:
         if _bits(fmt) >= _bits(current):
             continue
+        if fmt == BELOW_4_BIT[0] and (cut := _four_bit_shorter(search, scope, owned, current)):
+            return [cut]  # 4-bit at a shorter context before any format below 4 bits
         alt = _retry(search, replace(w, weights=fmt), scope, owned)
         if alt is not None:
             new, old = FORMAT_NAMES.get(fmt, fmt.upper()), FORMAT_NAMES.get(current, current.upper())
@@ -136,6 +138,36 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None,
                                                                    gpu=alt.gpu_name),
                            message_zh=t(key, "zh", new=new, old=old, count=alt.count, gpu=alt.gpu_name))]
     return []
+
+
+# the shortest context a 4-bit file with a cut context is offered at before a format below 4 bits: Ollama's default
+# window (4,096 tokens; docs.ollama.com/faq "How can I specify the context window size?"), a chat turn with room
+FOUR_BIT_MIN_CONTEXT = 4096
+FOUR_BIT_FILE = "q4_k_m"  # the 4-bit GGUF file one person runs on one card (llama.cpp, Ollama, LM Studio)
+
+
+def _four_bit_shorter(search: Search, scope: Constraints | None, owned: bool, current: str) -> Change | None:
+    """One person on one card, where no 4-bit format holds the job at its context: the 4-bit GGUF file with the
+    longest context (≥ FOUR_BIT_MIN_CONTEXT) that the cheapest such card holds, rather than 3- or 2-bit weights
+    (R1-Distill-32B on a 4090 at 32k: Q4_K_M up to the context that fits, not Q2_K). None when none holds it."""
+    w = search.workload
+    floor = max(FOUR_BIT_MIN_CONTEXT, (w.prompt_tokens or 0) + (w.output_tokens or 0))
+    if w.context <= floor:
+        return None
+    short = replace(w, weights=FOUR_BIT_FILE, context=floor)
+    alt = _retry(search, short, scope, owned)
+    if alt is None:
+        return None
+    sub = search.varied(short, scope or search.constraints)
+    longest = largest_context(lambda n: _fits_on(sub, alt, context=n), w.context)
+    if longest < floor or longest >= w.context:
+        return None
+    key = "change.precision_context.same" if owned else "change.precision_context"
+    fields = {"new": FORMAT_NAMES.get(FOUR_BIT_FILE, FOUR_BIT_FILE.upper()),
+              "old": FORMAT_NAMES.get(current, current.upper()), "context": longest, "old_context": w.context,
+              "count": alt.count, "gpu": alt.gpu_name}
+    return Change(kind="precision", value=FOUR_BIT_FILE, context=longest, message=t(key, "en", **fields),
+                  message_zh=t(key, "zh", **fields))
 
 
 # llama.cpp's file of the same weight class: for one person or a few, it splits whole layers over the cards and keeps

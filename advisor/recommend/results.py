@@ -158,6 +158,7 @@ class Change(Mutable):
     message: str
     message_zh: str
     value: ChangeValue = None
+    context: int | None = None  # a weight format offered with a shorter context (4-bit at 12,288 tokens): that context
 
 
 class Recommendation(Mutable):

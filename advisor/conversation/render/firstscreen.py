@@ -264,7 +264,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         # the user's own cards: a lighter method or format on them (a shorter context changes the job: the details)
         changes = [ch for ch in ev.recommendation.changes if ch.for_existing and ch.kind in ("task", "precision")]
     verdict = "with_changes" if changes else "no"
-    yes = t("lead.speed.no_run", lang) if getattr(ev, "asks_speed", False) else _yes_no(
+    changed_speed = _changed_speed(ev, book, lang) if changes else ""  # a speed after the change: not "no speed"
+    yes = t("lead.speed.no_run", lang) if getattr(ev, "asks_speed", False) and not changed_speed else _yes_no(
         verdict, lang, getattr(ev, "asks_oom", False))  # "will it OOM?": yes, it will (the verdict the other way round)
     head = t("screen.option.short_one_card" if alone else "screen.option.short", lang, yes=yes,
              who=who, short=short, need=need, gpu=o.gpu_name, usable=usable)
@@ -273,7 +274,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         msg = book.text(ch.message_zh if zh and ch.message_zh else ch.message, f"change ({ch.kind}) for {name}",
                         SRC_RECOMMEND)
         head += t("screen.option.change", lang, msg=msg)
-        head = head.rstrip("。.") + t("sentence.end", lang) + _changed_speed(ev, book, lang) + _twin_sentence(ev, book, lang)
+        head = head.rstrip("。.") + t("sentence.end", lang) + changed_speed + _twin_sentence(ev, book, lang)
     else:
         alt = _best_other(ev, o)
         own = "existing" in o.labels and o.count == 1
@@ -291,7 +292,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         if alt is not None:
             head += t("screen.other_fits", lang, name=opt_name(alt, book), lay=opt_layout(alt, lang, book))
     if off is not None and off.gpu == o.gpu and o.count == 1:  # the card itself, slowly: llama.cpp layer offload
-        head += offload_sentence(off, book, lang)
+        cut = changes[0].context if changes and changes[0].context else None  # at the context asked, beside the cut
+        head += offload_sentence(off, book, lang, full_context=ev.workload.context if cut else None)
     return Lead(head, verdict, f"shortfall per GPU on {o.count}× {o.gpu_name}")
 
 
@@ -311,6 +313,9 @@ def _changed_speed(ev: Any, book: Book, lang: str) -> str:
         return ""
     fmt = book.text(format_label(w.weights or "", lang), f"weight format that makes {o.count}× {o.gpu_name} hold the job",
                     SRC_RECOMMEND)
+    if w.context < ev.workload.context:  # the 4-bit file at the shorter context it fits at (recommend.changes)
+        return t("screen.option.changed_speed_context", lang, fmt=fmt, context=w.context, name=opt_name(o, book),
+                 per=speed[0])
     return t("screen.option.changed_speed", lang, fmt=fmt, name=opt_name(o, book), per=speed[0])
 
 

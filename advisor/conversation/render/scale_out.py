@@ -96,13 +96,16 @@ def servers_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
     return t("screen.servers", lang, n=n, servers=servers, size=size, total=total, gpu=o.gpu_name)
 
 
-def offload_sentence(off: Any, book: Book, lang: str, owned: bool = False) -> str:
+def offload_sentence(off: Any, book: Book, lang: str, owned: bool = False, full_context: int | None = None) -> str:
     """One sentence: the named card itself runs it only with llama.cpp layer offload, at its decode speed (`owned`:
-    the user's own card, the nearest way to run it there)."""
+    the user's own card, the nearest way to run it there; `full_context`: a change already said holds it at a
+    shorter context, so the offload is for the context asked)."""
     where = f"on 1× {off.gpu_name} with layer offload"
     tps = off.throughput.decode_tokens_per_s
     speed = book.num(f"decode tokens/s {where}", tps, "tokens/s", SRC_THROUGHPUT, 1 if tps < 10 else 0)
     fmt = format_label(off.layout.weights, lang)
+    if full_context:
+        return t("replicas.offload_full_context", lang, gpu=off.gpu_name, fmt=fmt, speed=speed, context=full_context)
     return t("replicas.offload_owned" if owned else "replicas.offload_only", lang, gpu=off.gpu_name, fmt=fmt,
              speed=speed)
 
