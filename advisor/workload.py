@@ -67,6 +67,13 @@ def speed_workload(w: "Workload") -> "Workload":
     return msgspec.structs.replace(w, prompt_tokens=prompt, output_tokens=output)
 
 
+def chat_lengths(w: "Workload") -> bool:
+    """Whether `w`'s request lengths are a chat turn's defaults (unstated, or CHAT_PROMPT/OUTPUT_TOKENS): one length
+    for every request, where a tail percentile needs the spread of real conversations."""
+    return w.prompt_tokens is None or w.output_tokens is None or (
+        w.prompt_tokens, w.output_tokens) == (CHAT_PROMPT_TOKENS, CHAT_OUTPUT_TOKENS)
+
+
 def default_context(model: object | None) -> int:
     """Tokens per sequence to size for when the user gave none: the model's own `default_context` (reasoning
     models such as DeepSeek-R1 write 16–32k-token answers; cited in knowledge/data/models), else DEFAULT_CONTEXT.
@@ -226,6 +233,8 @@ class Constraints(Frozen):
     max_ms_per_token: Annotated[float, Meta(gt=0, le=1e6, description="per-sequence decode latency target"), FINITE] | None = None
     min_tokens_per_s: Annotated[float, Meta(gt=0, le=1e12, description="total throughput target"), FINITE] | None = None
     max_ttft_ms: Annotated[float, Meta(gt=0, le=3.6e6, description="time-to-first-token target (ms)"), FINITE] | None = None
+    # the percentile of the simulated first-token times that target is judged at (50: the median)
+    ttft_percentile: Annotated[Literal[50, 95, 99], Meta(description="percentile the TTFT target is judged at: 50, 95 or 99")] = 50
     deadline_s: Annotated[float, Meta(gt=0, le=3.2e9, description="training must finish within this wall time (seconds; at most ~100 years)"), FINITE] | None = None
     tco_years: Annotated[float, Meta(gt=0, le=15, description="TCO horizon in years (unset: the economics default)"), FINITE] | None = None
     buy_or_rent: Literal["buy", "rent", "either"] = "either"

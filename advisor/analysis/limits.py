@@ -18,7 +18,7 @@ from advisor.estimator.serving_sim import Speculation
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.recommend.speed import roofline_view
-from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, Workload, speed_workload
+from advisor.workload import Workload, chat_lengths, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Seconds
 from knowledge.structs import replace
@@ -53,8 +53,7 @@ def _tails(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, concurrency:
     stated (fixed lengths: the tail is the scheduler's), else of a run whose lengths spread as conversations do
     (lognormal around the chat turn's means, `conversational`): one length for every request would put the p99 at
     the median. Never below the p95 of the run printed beside them."""
-    fixed = w.prompt_tokens is not None and w.output_tokens is not None and (
-        w.prompt_tokens, w.output_tokens) != (CHAT_PROMPT_TOKENS, CHAT_OUTPUT_TOKENS)
+    fixed = not chat_lengths(w)
     tail = r
     if not fixed:
         try:
@@ -69,7 +68,8 @@ def _tails(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, concurrency:
 
 def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,
                  tpot_target_s: float | None = None, ttft_target_s: float | None = None,
-                 tails: bool = False, speculation: Speculation | None = None) -> dict[str, Any] | None:
+                 tails: bool = False, speculation: Speculation | None = None,
+                 ttft_percentile: int = 50) -> dict[str, Any] | None:
     """"Serve X to N users": a serving option at `concurrency` concurrent requests under the continuous-batching
     simulation (advisor.estimator.serving) — median and p95 TTFT, per-user tokens/s, total output tokens/s — and
     the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default: the recommender's
@@ -89,7 +89,11 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
         rep = timed(steps, "simulate_serving", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
                     lambda: simulate_serving(model, gpu, count, w, load_calibration(), concurrency=concurrency,
                                              speculation=speculation, max_num_seqs=slots,
-                                             target_tpot_s=tpot, target_ttft_s=ttft_target_s),
+                                             target_tpot_s=tpot, target_ttft_s=ttft_target_s,
+                                             ttft_percentile=ttft_percentile,
+                                             # a target at a tail percentile on a chat turn's default lengths:
+                                             # the lengths spread as conversations do (_tails)
+                                             conversational=ttft_percentile > 50 and chat_lengths(w)),
                     lambda r: f"TTFT {Seconds(r.result.ttft_p50_s).text('ms', 0)}, {r.result.per_user_tokens_per_s:.1f} "
                               f"tokens/s per user at {concurrency}")
     except AdvisorError:
@@ -113,7 +117,8 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     slots = rep.scheduler.max_num_seqs * rep.replicas
     if limit is not None and limit >= slots and concurrency > slots:  # the engine's parallel slots bind (llama.cpp's
         limit, bound = slots, "slots"  # --parallel): more users wait for a free slot, their first token delayed
-    return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s, "tpot_s": r.tpot_p50_s,
+    return {"concurrency": concurrency, "ttft_s": r.ttft_p50_s, "ttft_p95_s": r.ttft_p95_s,
+            **({"ttft_p99_s": r.ttft_p99_s} if ttft_percentile == 99 else {}), "tpot_s": r.tpot_p50_s,
             "per_user_tokens_per_s": r.per_user_tokens_per_s, "total_tokens_per_s": rep.output_tokens_per_s,
             "requests_per_s": rep.requests_per_s,  # over all replicas (the result's are one replica's)
             # the 99th percentiles of the run at this load, no lower than the p95 printed beside them (`tails`)

@@ -143,7 +143,8 @@ def load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Op
     else serving_load's default), its first-token target, and the 99th percentiles when they were asked."""
     ms = request.constraints.max_ms_per_token
     return serving_load(model, gpu, option, concurrency, steps, tpot_target_s=Seconds.of(ms, "ms").s if ms else None,
-                        ttft_target_s=request.ttft_target_s, tails=request.asks_p99)
+                        ttft_target_s=request.ttft_target_s, tails=request.asks_p99,
+                        ttft_percentile=request.constraints.ttft_percentile)
 
 
 def load_within_target(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, held: int,

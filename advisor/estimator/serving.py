@@ -231,10 +231,12 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
                      chunked_prefill: bool | None = None, requests_per_client: int | None = None,
                      target_tpot_s: float | None = None, target_ttft_s: float | None = None,
                      stagger: bool = True, requests: int | None = None, max_num_seqs: int | None = None,
-                     max_num_batched_tokens: int | None = None, ladder: bool = True) -> ServingReport:
+                     max_num_batched_tokens: int | None = None, ladder: bool = True,
+                     ttft_percentile: int = 50) -> ServingReport:
     """TTFT, TPOT/ITL and throughput of `model` on `count` × `gpu` under the workload's lengths, at `concurrency`
     concurrent requests (default: the workload's) or at `rate` requests/s; with a target, also the largest
-    concurrency that meets it (:func:`max_concurrency_for_target`). `max_num_seqs` and
+    concurrency that meets it (:func:`max_concurrency_for_target`; the TTFT target at `ttft_percentile`: 50, 95 or
+    99). `max_num_seqs` and
     `max_num_batched_tokens` override the engine's defaults (its batch and per-step token budget flags).
 
     A closed loop in steady state reports its latency figures for up to C users (serving_ladder: the worst over a
@@ -263,8 +265,10 @@ def simulate_serving(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workl
                            users=concurrency if rate is None else None)
     if target_tpot_s is None and target_ttft_s is None:
         return report
-    limit = _max_concurrency(env, vsch, target_tpot_s, target_ttft_s)
+    limit = _max_concurrency(env, vsch, target_tpot_s, target_ttft_s, ttft_percentile)
     target = {k: v for k, v in (("tpot_s", target_tpot_s), ("ttft_s", target_ttft_s)) if v is not None}
+    if target_ttft_s is not None and ttft_percentile != 50:
+        target["ttft_percentile"] = ttft_percentile
     return replace(report, max_concurrency_for_target=limit * replicas * mb, target=target)
 
 
@@ -314,11 +318,15 @@ def clear_envelopes() -> None:
         _ENVELOPES.clear()
 
 
-def _max_concurrency(env: Envelope, sch: Scheduler, tpot: float | None, ttft: float | None) -> int:
-    """Largest per-replica concurrency whose median TPOT and TTFT, as printed for that load (serving_ladder: the
-    worst over the loads up to it), meet the targets (0: not even one request); at most min(max_num_seqs, 1024)."""
+def _max_concurrency(env: Envelope, sch: Scheduler, tpot: float | None, ttft: float | None,
+                     ttft_percentile: int = 50) -> int:
+    """Largest per-replica concurrency whose median TPOT and TTFT (at `ttft_percentile`), as printed for that load
+    (serving_ladder: the worst over the loads up to it), meet the targets (0: not even one request); at most
+    min(max_num_seqs, 1024)."""
+    key = f"ttft_p{ttft_percentile if ttft_percentile in (95, 99) else 50}_s"
+
     def ok(f: dict[str, float]) -> bool:
-        return (tpot is None or f["tpot_p50_s"] <= tpot) and (ttft is None or f["ttft_p50_s"] <= ttft)
+        return (tpot is None or f["tpot_p50_s"] <= tpot) and (ttft is None or f[key] <= ttft)
 
     return env.max_meeting(ok, min(sch.max_num_seqs, 1024))
 
@@ -362,7 +370,7 @@ def merge_into_contract(contract: dict[str, Any], report: ServingReport) -> dict
 def simulate_estimate(est: Any, model: ModelSpec, gpu: GpuSpec, workload: Workload, calib: Calibration, *,
                       engine: str | None = None, rate: float | None = None, target_tpot_s: float | None = None,
                       target_ttft_s: float | None = None, conversational: bool = False,
-                      speculation: Speculation | None = None) -> ServingReport | None:
+                      speculation: Speculation | None = None, ttft_percentile: int = 50) -> ServingReport | None:
     """The simulation behind a ThroughputEstimate (its GPUs, layout and concurrency), as `gpu-advisor throughput`
     and the estimate_throughput tool report it; None where it does not apply (llama.cpp split over GPUs)."""
     eng = engine or workload.engine or default_engine(est.weights)
@@ -372,4 +380,4 @@ def simulate_estimate(est: Any, model: ModelSpec, gpu: GpuSpec, workload: Worklo
         return None  # the weights leave no KV cache for one whole request: nothing to serve, so nothing to simulate
     return simulate_serving(model, gpu, est.count, workload, calib, concurrency=None if rate else est.concurrency,
                             rate=rate, engine=eng, target_tpot_s=target_tpot_s, target_ttft_s=target_ttft_s,
-                            conversational=conversational, speculation=speculation)
+                            conversational=conversational, speculation=speculation, ttft_percentile=ttft_percentile)

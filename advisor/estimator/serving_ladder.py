@@ -29,7 +29,7 @@ from msgspec.structs import replace
 
 from .serving_sim import ServingResult, queued
 
-LATENCY = ("ttft_p50_s", "ttft_p95_s", "tpot_p50_s", "tpot_p95_s", "itl_p50_s", "itl_p95_s")
+LATENCY = ("ttft_p50_s", "ttft_p95_s", "ttft_p99_s", "tpot_p50_s", "tpot_p95_s", "itl_p50_s", "itl_p95_s")
 STEPS = 1  # ladder loads per doubling (2: closer to the simulation at C between ladder loads, 1.3-1.8× the time)
 MAX_LOAD = 1 << 14  # the ladder's top (the capacity search stops at min(max_num_seqs, 1024) per replica)
 

@@ -107,7 +107,7 @@ def speed_misses(search: Search, t: ServingFigures | None, training: TrainingFig
     if t:
         if c.max_ms_per_token is not None and t.judged_tpot.ms > c.max_ms_per_token:
             out.append("latency")
-        if c.max_ttft_ms is not None and t.judged_ttft.ms > c.max_ttft_ms:
+        if c.max_ttft_ms is not None and t.ttft_judged_at(c.ttft_percentile).ms > c.max_ttft_ms:
             out.append("ttft")
         if c.min_tokens_per_s is not None and t.judged_total < c.min_tokens_per_s:
             out.append("throughput")

@@ -345,6 +345,11 @@ class UnderLoad(Frozen):
     per_user_tokens_per_s: float
     total_tokens_per_s: float
     engine: str
+    ttft_p99: Seconds = Seconds(0.0)  # the 99th percentile (a target stated at p99 is judged on it)
+
+    def ttft_at(self, percentile: int) -> Seconds:
+        """The simulated time to first token at the 50th, 95th or 99th percentile."""
+        return {95: self.ttft_p95, 99: self.ttft_p99}.get(percentile, self.ttft)
 
     def to_contract(self) -> dict[str, Any]:
         """The contract's `under_load` object (durations in seconds)."""
@@ -379,8 +384,13 @@ class ServingFigures(Frozen):
     def judged_ttft(self) -> Seconds:
         """Time to the first token a TTFT target is judged on: the simulation's median at the stated load where it
         ran (what the answer shows), else the prefill roofline's for one prompt."""
+        return self.ttft_judged_at(50)
+
+    def ttft_judged_at(self, percentile: int) -> Seconds:
+        """`judged_ttft` at a percentile of the simulation (a target stated at p95 or p99); one prompt's prefill
+        (no load simulated) has no spread, so every percentile is that time."""
         if self.under_load is not None and self.under_load.ttft.s > 0:
-            return self.under_load.ttft
+            return self.under_load.ttft_at(percentile)
         return self.ttft
 
     @property

@@ -15,7 +15,7 @@ from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFigures, UnderLoad
 from advisor.recommend.search import NEAR_CAPACITY, Layout, Search, default_train_tokens, memory_of
-from advisor.workload import Workload, speed_workload
+from advisor.workload import Workload, chat_lengths, speed_workload
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Bytes, Seconds
 from knowledge.schemas import GpuSpec
@@ -196,15 +196,18 @@ def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLo
     # start-up: `gpu-advisor recommend` never loads advisor.estimator.serving
     from advisor.estimator.serving import simulate_serving
 
+    # a first-token target stated at a tail percentile, on a chat turn's default lengths: the lengths spread as
+    # conversations do (one length for every request would put the tail at the median; analysis.limits._tails)
+    spread = search.constraints.ttft_percentile > 50 and chat_lengths(w)
     try:
         rep = simulate_serving(search.model, gpu, count, w, load_calibration(), concurrency=w.concurrency,
-                               ladder=False)
+                               ladder=False, conversational=spread)
     except AdvisorError:
         return None
     r = rep.result
     return UnderLoad(ttft=Seconds(r.ttft_p50_s), ttft_p95=Seconds(r.ttft_p95_s), tpot=Seconds(r.tpot_p50_s),
                      per_user_tokens_per_s=r.per_user_tokens_per_s, total_tokens_per_s=rep.output_tokens_per_s,
-                     engine=rep.engine)
+                     engine=rep.engine, ttft_p99=Seconds(max(r.ttft_p99_s, r.ttft_p95_s)))
 
 
 def engine_concurrency(search: Search, gpu: GpuSpec, est: MemoryEstimate, *, tp: int, weights: str, kv: str,

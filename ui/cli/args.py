@@ -142,6 +142,8 @@ def add_field(parser: argparse.ArgumentParser | argparse._ArgumentGroup, model: 
     kwargs: dict[str, Any] = {}
     if len(kind) == 1 and typing.get_origin(kind[0]) is Literal:
         kwargs["choices"] = typing.get_args(kind[0])
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in kwargs["choices"]):
+            kwargs["type"] = int  # --ttft-percentile {50,95,99}: the typed word is read as the number it names
     elif kind == [bool]:
         kwargs["choices"] = ("on", "off")
     elif kind and all(k in (int, float) for k in kind):

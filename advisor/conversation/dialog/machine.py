@@ -130,7 +130,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "optimizer", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
-                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "tpot_ms", "latency_text",
+                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "ttft_pct", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
                  "peak_share", "daily_each", "rent_cap_hour", "electricity", "fleet"):
         value = getattr(new, name)
@@ -427,6 +427,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["min_tokens_per_s"] = volume  # "240M tokens a day": its average rate sustained
     if s.ttft_ms:  # a stated time to first token: judged like the per-token one
         kwargs["max_ttft_ms"] = s.ttft_ms
+        if s.ttft_pct:  # "p95 TTFT under 1 s": judged at that percentile of the simulation, not its median
+            kwargs["ttft_percentile"] = s.ttft_pct
     if s.offload is False:  # "without offloading": layouts that keep everything on the GPUs
         kwargs["no_offload"] = True
     if s.mfu:  # a stated training MFU (the serving estimate has none)

@@ -109,6 +109,7 @@ class Slots(Mutable):
     deadline_s: float | None = None
     deadline_text: str | None = None  # a deadline said in words ("overnight", "周末"): the words, said with the hours taken
     ttft_ms: float | None = None  # a stated time-to-first-token target ("TTFT under 1 s", "首 token 500ms 以内")
+    ttft_pct: int | None = None  # the percentile that target is stated at ("p95 TTFT", "99 分位"): 95 or 99
     tpot_ms: float | None = None  # a stated time-per-output-token target ("TPOT ≤ 50 ms", "每路至少 20 tokens/s")
     latency_text: str | None = None  # the words the latency targets were read from
     e2e_ms: float | None = None  # an end-to-end (whole reply) latency target ("p95 latency under 2 s", "响应时间 2 秒以内")

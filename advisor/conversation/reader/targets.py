@@ -240,6 +240,23 @@ def _role(q: _Quantity, s: str, before: tuple[int, int], after: tuple[int, int])
     return ("speed" if (q.tokens_per_s or 0.0) <= PER_USER_MAX_TOKENS_PER_S else "total"), hedge
 
 
+# a percentile said with a latency target: "p95 TTFT", "TTFT p99 < 2 s", "95th percentile", "99 分位", "P90 首字延迟",
+# "tail latency" / "尾延迟" (read as p95); p90 and p95 are judged at the simulation's p95, p99 and p99.9 at its p99
+_PCT = re.compile(r"(?<![a-z\d])p\s?(?P<p>9[059](?:\.9)?)(?![\d])|(?P<q>9[059])(?:th|%|\s*(?:th\s*)?percentile|\s*分位)"
+                  r"|百分之九十(?P<z>[五九])|(?P<tail>tail[- ]latenc|尾(?:部)?延迟|长尾)")
+_PCT_REACH = 24  # characters on either side of the target's words that a percentile word may be in
+
+
+def _percentile(s: str, spans: list[tuple[int, int]]) -> int | None:
+    """95 or 99 when a percentile word stands beside the target's words (`spans`), else None (the median)."""
+    lo, hi = max(0, min(a for a, _ in spans) - _PCT_REACH), max(b for _, b in spans) + _PCT_REACH
+    m = _PCT.search(s, lo, min(len(s), hi))
+    if m is None:
+        return None
+    digits = m.group("p") or m.group("q") or ("99" if m.group("z") == "九" else "95")  # "tail": 95
+    return 99 if digits.startswith("99") else 95
+
+
 def _quote(t: Text, spans: list[tuple[int, int]]) -> str:
     return t.quote(min(a for a, _ in spans), max(b for _, b in spans))
 
@@ -256,6 +273,7 @@ def read_serving_targets(t: Text, slots: Slots) -> None:
             said.append(_quote(t, found[role].spans))
     if "ttft" in found:
         slots.ttft_ms = found["ttft"].value
+        slots.ttft_pct = _percentile(t.s, found["ttft"].spans)
     tpots = [found["tpot"].value] if "tpot" in found else []
     if "speed" in found:
         tpots.append(1000 / found["speed"].value)

@@ -23,7 +23,8 @@ def stated_targets(ev: Any, book: Book) -> list[str]:
     out = []
     ttft = ((getattr(ev, "load", None) or {}).get("target") or {}).get("ttft_s")
     if ttft:
-        out.append("TTFT ≤ " + target_ms(book, "TTFT target", ttft, SRC_USER))
+        pct = ev.constraints.ttft_percentile
+        out.append(("" if pct == 50 else f"p{pct} ") + "TTFT ≤ " + target_ms(book, "TTFT target", ttft, SRC_USER))
     tpot = ev.constraints.max_ms_per_token  # set only when stated (the recommender adds its default to its own copy)
     if tpot is not None:
         out.append("TPOT ≤ " + book.num("TPOT target", tpot, "ms", SRC_USER, decimals_for(tpot)))
@@ -115,7 +116,9 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         bits.append(own)
     targets = stated_targets(ev, book)
     if targets:
-        bits.append(t("screen.assumed.targets", lang, targets=t("list.comma", lang).join(targets)))
+        pct = ev.constraints.ttft_percentile if ev.constraints.max_ttft_ms is not None else 50
+        key = "screen.assumed.targets" if pct == 50 else "screen.assumed.targets_pct"
+        bits.append(t(key, lang, targets=t("list.comma", lang).join(targets), pct=pct))
     if w.task != "inference" and getattr(ev.constraints, "mfu", None):  # a stated MFU replaces the calibrated one
         pct = book.num("training MFU you stated", ev.constraints.mfu * 100, "%", "user input", 0, suffix="").strip()
         bits.append(t("screen.assumed.mfu", lang, pct=pct))

@@ -534,7 +534,7 @@ def ttft_target_line(o: Option | None, ev: Analysis, book: Book, lang: str, *, s
         return ""
     if (o.throughput.under_load is not None and ev.workload.concurrency > 1) or (ev.load or {}).get("concurrency", 0) > 1:
         return ""  # (a load the answer simulated, a request rate's or a batch's: its line judges the target)
-    ttft = o.throughput.judged_ttft
+    ttft = o.throughput.ttft_judged_at(ev.constraints.ttft_percentile)
     name = f"time to first token on {o.count}× {o.gpu_name}"
     value = book.latency(name, ttft, SRC_THROUGHPUT)
     goal = Seconds.of(target, "ms")

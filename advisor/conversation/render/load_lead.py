@@ -28,7 +28,7 @@ from advisor.estimator.calibration import load_calibration
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.throughput import time_to_first_token
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
-from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload
+from advisor.workload import CHAT_OUTPUT_TOKENS, chat_lengths, speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.messages import t
@@ -477,10 +477,13 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
         p95 = t("screen.load.p95", lang, p95=book.duration(
             f"p95 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p95_s"]), "ms",
             SRC_LOAD, 0))
-    if getattr(ev, "asks_p99", False) and load.get("ttft_p99_s"):  # "p99 latency?": the tail beside the median
+    pct = (load.get("target") or {}).get("ttft_percentile")
+    if (getattr(ev, "asks_p99", False) or pct == 99) and load.get("ttft_p99_s"):  # "p99 latency?": the tail
         p95 += t("screen.load.p99_spread" if load.get("tails_spread") else "screen.load.p99", lang, p99=book.duration(
             f"p99 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p99_s"]), "ms",
             SRC_LOAD, 0))
+    elif pct == 95 and chat_lengths(speed_workload(ev.workload)):  # a p95 target: its tail is of spread lengths
+        p95 += t("screen.load.p95_spread", lang)
     bits = [t("screen.load.ttft", lang, ttft=ttft, p95=p95)]
     per_v = load["per_user_tokens_per_s"]
     per = book.num(f"tokens/s per user at {load['concurrency']} users on {on}", per_v, "tokens/s", SRC_LOAD,
@@ -537,6 +540,8 @@ def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str, us
     is one as well), as the clause after the load figures."""
     target, limit = load["target"], load["max_concurrency_for_target"]
     ttft = target_ms(book, "TTFT target", target["ttft_s"], SRC_USER)
+    if target.get("ttft_percentile"):  # "p95 TTFT under 1 s": the users' first tokens at that percentile
+        ttft = t("screen.load.ttft_pct", lang, ttft=ttft, pct=target["ttft_percentile"])
     if target.get("tpot_s"):
         tp = target["tpot_s"]
         ms = target_ms(book, "TPOT target", tp, SRC_USER)

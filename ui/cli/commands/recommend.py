@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         add_field(parser, Constraints, name)
     parser.add_argument("--candidates", default="", help="comma-separated GPU ids to choose from")
     parser.add_argument("--existing", metavar="N×GPU", default=None, help="GPUs you already own, e.g. 2x3090")
-    for name in ("max_gpus_per_node", "max_ms_per_token", "min_tokens_per_s", "max_ttft_ms"):
+    for name in ("max_gpus_per_node", "max_ms_per_token", "min_tokens_per_s", "max_ttft_ms", "ttft_percentile"):
         add_field(parser, Constraints, name)
     add_field(parser, Constraints, "deadline_s", "--deadline-days", scale=DAY.s, help="training must finish within "
               "this many days")
@@ -85,7 +85,7 @@ def build_inputs(args: argparse.Namespace) -> tuple[Workload, Constraints]:
             "region": args.region, "candidates": tuple(c.strip() for c in args.candidates.split(",") if c.strip()),
             "existing": _existing(args.existing), "max_gpus_per_node": args.max_gpus_per_node,
             "max_ms_per_token": args.max_ms_per_token, "min_tokens_per_s": args.min_tokens_per_s,
-            "max_ttft_ms": args.max_ttft_ms,
+            "max_ttft_ms": args.max_ttft_ms, "ttft_percentile": args.ttft_percentile,
             "deadline_s": None if args.deadline_days is None else Seconds.of(args.deadline_days, "days").s,
             "power_limit_w": args.power_limit_w, "condition": args.condition})
     except StructError as exc:

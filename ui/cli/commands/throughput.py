@@ -67,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_field(parser, Constraints, "max_ms_per_token", metavar="MS",
               help="also report how many concurrent users get ≤ MS milliseconds per token")
     add_field(parser, Constraints, "max_ttft_ms", metavar="MS",
-              help="with the simulation: the concurrency limit also keeps the median TTFT ≤ MS")
+              help="with the simulation: the concurrency limit also keeps the TTFT ≤ MS (median, or --ttft-percentile)")
+    add_field(parser, Constraints, "ttft_percentile")
     parser.add_argument("--request-rate", type=number(0, 1e6, lo_open=True), default=None, metavar="R",
                         help="simulate Poisson arrivals at R requests/s instead of --concurrency clients")
     parser.add_argument("--traffic", choices=["fixed", "conversation"], default="fixed",
@@ -173,7 +174,8 @@ def simulated(args: argparse.Namespace, est: Any, model: Any, gpu: Any) -> Any:
     spec = Speculation(k=args.spec_tokens, acceptance=args.spec_acceptance) if args.spec_tokens else None
     return simulate_estimate(est, model, gpu, _workload(args), load_calibration(), engine=args.engine,
                              rate=args.request_rate, target_tpot_s=target, target_ttft_s=ttft,
-                             conversational=args.traffic == "conversation", speculation=spec)
+                             conversational=args.traffic == "conversation", speculation=spec,
+                             ttft_percentile=args.ttft_percentile)
 
 
 def served_lines(rep: Any) -> str:
