@@ -40,7 +40,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # MI300X +166…+209 %, Qwen3-Next on H200/H20 +32…+72 %, gpt-oss-20b one-user TPOT on B200 −27 %; untuned block-FP8
 # on L40S +37 %; ShareGPT on H100 NVL +70 %; FP8 KV on gpt-oss-20b +28 %; 70B 128/4096 on MI300X +26 %).
 # 84 of 138.
-HELD_OUT_FLOOR = 84
+# 2026-12-07, the MI300X bandwidth factor (STREAM on Azure's H100, H200 and MI300X: 0.905, calibration.yaml): Oracle's
+# 405B batch-1 row and AMD's 70B 128/4096 row come within (+19 / +24 %), 86 of 138; then the Azure guide's 18 MI300X
+# vLLM rows, scored after that factor and before any other change: 6 within (405B at up to 2,048 tokens, 8B 128/128),
+# the 8B and 70B rows at 1,000 requests at once +29...+39 % (known_miss), 405B 2048/2048 +44 % (KV preemption).
+# 92 of 156.
+HELD_OUT_FLOOR = 92
 
 
 

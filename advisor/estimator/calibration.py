@@ -116,6 +116,9 @@ class InferenceCalibration(_Strict):
     # GPUs whose measured large-matmul rate is a smaller share of their peak than the NVIDIA class the GEMM
     # efficiencies above were fitted on: the ratio of the two shares, multiplying those efficiencies (by GPU id)
     matmul_factor_by_gpu: dict[str, Constant] = msgspec.field(default_factory=dict)
+    # likewise for streaming memory: the ratio of a GPU's measured share of its datasheet bandwidth (STREAM kernels)
+    # to the share of the NVIDIA cards the bandwidth efficiencies were fitted on, multiplying η_w and η_kv (by GPU id)
+    bandwidth_factor_by_gpu: dict[str, Constant] = msgspec.field(default_factory=dict)
     roofline_sharpness: Constant  # p of the smooth roofline (a^p + b^p)^(1/p); large p → hard max
     step_overhead_s: Constant  # fixed cost per forward step (launch, scheduling, sampling)
     layer_overhead_s: Constant  # extra fixed cost per transformer layer per forward step

@@ -283,8 +283,13 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         if fam == "float" and fixed.float_bandwidth_efficiency is not None:
             eta_w = fixed.float_bandwidth_efficiency.value
     layer_c += act_quant_per_layer(engine or default_engine(prof.weights), prof.model, fp8_cores)
+    # a GPU whose measured share of its datasheet bandwidth is below the class η_w and η_kv were fitted on
+    # (calibration.yaml bandwidth_factor_by_gpu: STREAM kernels on one cloud's H100, H200 and MI300X)
+    bw = inf.bandwidth_factor_by_gpu.get(gpu.id)
+    bw_factor = bw.value if bw is not None else 1.0
     return Hardware(
-        bandwidth=gpu.bandwidth_bytes_per_s, peak=peak, eta_w=eta_w, eta_kv=inf.kv_bandwidth_efficiency.value, eta_c=eta_c,
+        bandwidth=gpu.bandwidth_bytes_per_s, peak=peak, eta_w=eta_w * bw_factor,
+        eta_kv=inf.kv_bandwidth_efficiency.value * bw_factor, eta_c=eta_c,
         attn_peak=gpu.bf16_dense_flops, eta_attn=inf.attention_efficiency.value,
         link_bw=link_bw, link_alpha=alpha, link_name=name, step_overhead=step_c,
         layer_overhead=layer_c, request_overhead=inf.request_overhead_s.value,
