@@ -696,3 +696,45 @@ def test_folks_are_people(text: str, headcount: int | None, concurrency: int | N
     """"30 folks hammering it" had been no load at all (one user)."""
     s = extract(text, CAT, lang="en")
     assert (s.headcount, s.concurrency) == (headcount, concurrency), s
+
+
+@pytest.mark.parametrize("text", [
+    "How long would it take to fine-tune Llama 3.1 8B on 1B tokens with 8 H100s?",
+    "how long will it take to pretrain a 1B model on 100B tokens with 64 A100s",
+    "With 16 H100s, how long would that take for LoRA on Qwen2.5-32B over 500M tokens?",
+])
+def test_how_long_would_it_take_is_a_time_not_a_yes(text: str) -> None:
+    """"How long would it take …" asks for a time: the answer opens with it, not with "Yes" ("would it" had been read
+    as a yes/no question beside the time)."""
+    head = first_paragraph(answer(text, "en"))
+    assert head.startswith("About ") and not head.startswith("**Yes"), head
+
+
+def test_would_it_fit_and_how_long_still_says_yes_first() -> None:
+    head = first_paragraph(answer("Would it fit, and how long would it take to fine-tune Llama 3.1 8B on 1B tokens "
+                                  "with 8 H100s?", "en"))
+    assert head.startswith("**Yes**") and "hours" in head, head
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "Is an RTX PRO 6000 enough to serve gpt-oss-120b to 20 devs using it as a coding assistant?"),
+    ("en", "Serve Qwen2.5-Coder-32B to 30 developers, what GPUs?"),
+    ("en", "We want a self-hosted copilot for 40 engineers on Qwen3-30B-A3B. Hardware?"),
+    ("zh", "给 50 个程序员部署 Qwen3-30B-A3B 当编程助手，要什么卡？"),
+    ("zh", "公司想本地部署 Qwen2.5-72B 给研发写代码用，20 人，需要几张 L20？"),
+])
+def test_a_coding_use_is_sized_at_the_context_coding_tools_need(lang: str, text: str) -> None:
+    """Coding assistants and agents send files and tool output with every request; coding tools need at least 32K
+    tokens of context (Ollama's Cline guide), so a coding use with no context said is sized at 32,768, and says so."""
+    head = answer(text, lang).split("<details>")[0]
+    assert "32768 tokens" in head and ("coding tools" in head or "编程工具" in head), head
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "Serve Llama 3.1 70B to 50 users, what GPUs?"),
+    ("en", "Serve Qwen2.5-Coder-32B to 30 developers with 8k context, what GPUs?"),
+    ("zh", "部署 Qwen2.5-72B 给 20 人聊天用，需要几张 L20？"),
+])
+def test_no_coding_use_or_a_context_said_keeps_its_context(lang: str, text: str) -> None:
+    head = answer(text, lang).split("<details>")[0]
+    assert "coding tools" not in head and "编程工具" not in head, head

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.conversation.dialog.load import job_default_day, volume_rate
-from advisor.conversation.dialog.machine import DialogState, prompt_fills
+from advisor.conversation.dialog.machine import DialogState, coding_use, prompt_fills
 from advisor.conversation.reader.slots import Slots
 from advisor.workload import Constraints, Workload
 
@@ -61,6 +61,9 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_minimum=asks_minimum, asks_api=asks_api, api_provider=api_provider, asks_monthly=asks_monthly,
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ()),
+                  # no context said, a coding use: the coding tools' context (dialog.machine.CODING_CONTEXT)
+                  *(("context_coding",) if s.context is None and not prompt_fills(s) and coding_use(s)
+                    and workload.task == "inference" else ()),
                   # a batch job's day when no deadline was said (dialog.load.JOB_DEFAULT_DEADLINE_S)
                   *(("deadline",) if job_default_day(s) else ())))
 

@@ -32,6 +32,7 @@ from advisor.conversation.dialog.load import (
 from advisor.conversation.dialog.money import money_constraints
 from advisor.conversation.reader.constraints import FOREIGN_VENDORS
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
+from advisor.conversation.reader.words import CODING_USE
 from advisor.estimator.formats import FORMATS
 from advisor.estimator.memory import default_inference_format
 from advisor.workload import Constraints, ExistingGpus, Workload
@@ -130,7 +131,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "optimizer", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
-                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "ttft_ms", "ttft_pct", "tpot_ms", "latency_text",
+                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "coding", "ttft_ms", "ttft_pct", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
                  "peak_share", "daily_each", "rent_cap_hour", "electricity", "fleet"):
         value = getattr(new, name)
@@ -296,6 +297,12 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     if widened is not None:
         context = widened  # "prompts of 20k tokens": the context holds them (never cut to the default)
         notes.append(Assumption(*pair("assumption.context_prompt"), {"ctx": (widened, "tokens", "inferred from user input")}))
+    if context is None and task == "inference" and coding_use(s):
+        # a coding assistant or agent sends files and tool output with every request: the context coding tools need
+        # (CODING_CONTEXT, Ollama's guide), within the model's own window
+        known = default_catalog().find_model(s.model or "")
+        context = max(default_context(known), min(CODING_CONTEXT, known.max_context if known else CODING_CONTEXT))
+        notes.append(Assumption(*pair("assumption.context_coding"), {"ctx": (context, "tokens", SRC_CODING_CONTEXT)}))
     if context is None:
         context = default_context(default_catalog().find_model(s.model or "") if task == "inference" else None)
         notes.append(Assumption(*pair("assumption.context"), {"ctx": (context, "tokens", "advisor.workload.default_context")}))
@@ -576,6 +583,17 @@ def answer_tokens(prompt: int, context: int) -> int:
     """The answer length assumed beside a stated prompt when none was said: a chat turn's CHAT_OUTPUT_TOKENS, within
     what the context leaves (at least 1)."""
     return max(1, min(CHAT_OUTPUT_TOKENS, context - prompt))
+
+
+# the context a coding tool needs: "Coding tools require a larger context window. It is recommended to use a context
+# window of at least 32K tokens" (Ollama, docs.ollama.com/integrations/cline, retrieved 2026-12-06)
+CODING_CONTEXT = 32768
+SRC_CODING_CONTEXT = "advisor.conversation.dialog.machine.CODING_CONTEXT (Ollama's Cline guide: at least 32K tokens)"
+
+
+def coding_use(s: Slots) -> bool:
+    """A coding use said ("as a coding assistant", "写代码") or a coder model named ("Qwen2.5-Coder-32B")."""
+    return bool(s.coding or CODING_USE.search((s.model or "").lower()))
 
 
 def prompt_fills(s: Slots) -> int | None:

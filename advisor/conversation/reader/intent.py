@@ -129,7 +129,9 @@ _PRICE_ASKED = words(zh=r"多少钱|报价|报个价|什么价|行情|价格最�
 _FEASIBLE = words(zh=r"够不够|够吗|够用|够了|能[^，。；？?！!]{0,40}吗|能跑|跑得动|跑得起|能不能|能否|可不可以|可以吗|行吗|行不行|放得下|"
                     r"装得下|装下|放下|塞得下|能装|能放|能开|能用|吃得下|撑得住",
                  en=r"fits?|fitting|enough|can (?:i|we|it|this|that|one|a|my|our|they)|could (?:i|we|it)|"
-                    r"will (?:it|this|that)|would (?:it|this|that)|is (?:it|this|that|one) (?:enough|possible|feasible)|"
+                    # "how long would it take", "what will it cost": the time or price asked, not whether it can
+                    r"(?:will|would) (?:it|this|that)(?! (?:take|cost|need|require|last|be to|come to|set us back))|"
+                    r"is (?:it|this|that|one) (?:enough|possible|feasible)|"
                     r"possible|feasible|able to|run on|handle")
 _WHICH = re.compile(r"什么卡|什么显卡|什么gpu|哪种|哪张|哪块|哪些卡|选什么|买什么|用什么|推荐|选卡|配置什么|怎么配|"
                     r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration|rig|box|build|"

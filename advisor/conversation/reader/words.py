@@ -168,6 +168,9 @@ _OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内�
                       # "on a 3090 with offload", "using CPU offloading", "w/ offload" (not "offload the optimizer")
                       r"(?<![a-z])(?:with|using|via|plus|w/)\s+(?:some\s+|partial\s+)?offload(?:ing)?(?!\s+(?:the\s+)?"
                       r"(?:optimi[sz]er|params|parameters|gradients))|(?:gpu|vram)\s*\+\s*(?:cpu|ram|system ram))")
+# a coding use: a coding assistant or agent, code completion, a coder model ("Qwen2.5-Coder", "CodeLlama", "StarCoder2")
+CODING_USE = re.compile(r"(?<![a-z])(?:cod(?:e|ing|er)|programming|copilot|cline|aider|codellama|codestral|starcoder\d*)"
+                        r"(?![a-z])|编程|写代码|代码")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -188,6 +191,8 @@ def read_settings(t: Text, slots: Slots) -> None:
         slots.offload = True
     if _HOME.search(s):
         slots.home = True
+    if CODING_USE.search(s):
+        slots.coding = True
     place = reading.region_from_places(s)
     if place:
         slots.region = place

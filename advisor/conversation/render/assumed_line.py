@@ -81,7 +81,8 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     elif w.task == "inference":
         n = book.count("concurrency", w.concurrency, "sequences", source_of(ev, "concurrency"))
         bits.append(t("screen.assumed.users", lang, n=w.concurrency, count=n))
-    bits.append(t("screen.assumed.context", lang,
+    coding = "context_coding" in (getattr(ev, "inferred", None) or ())  # a coding use's 32K (dialog.machine)
+    bits.append(t("screen.assumed.context_coding" if coding else "screen.assumed.context", lang,
                   ctx=book.tokens("context", w.context, source_of(ev, "context"), lang)))
     if w.task == "inference" and w.prompt_tokens is None and w.output_tokens is None and getattr(ev, "load", None):
         # said where the answer shows the simulated load (its TTFT and per-user speed are for one chat turn)
