@@ -62,3 +62,15 @@ def test_four_bit_on_ascend_is_the_w4a8_checkpoint_it_runs() -> None:
     head = text.split("\n\n")[0]
     assert "Ascend" in head and "W4A8 权重，1 台服务器" in head and "AWQ" not in head, head
     assert "--quantization ascend" in text and "--quantization awq" not in text
+
+
+@pytest.mark.parametrize("constraints", [Constraints(budget=60000), Constraints(budget=500000, currency="CNY",
+                                                                                region="cn")])
+def test_each_label_is_on_one_option_after_the_compact_lead(constraints: Constraints) -> None:
+    """The compact lead comes from its own search, which gave it its labels; the options it displaced had theirs from
+    the first ranking. Judged again over the merged list, "lowest cost", "best value" and "best performance" are each
+    on one option, and the lead stays the recommended one."""
+    rec = recommend(Workload(model="qwen3-235b-a22b", task="inference"), constraints)
+    assert "quantised" in rec.options[0].labels and rec.options[0].labels[0] == "recommended"
+    for label in ("recommended", "lowest_cost", "best_value", "best_performance"):
+        assert sum(label in o.labels for o in rec.options) <= 1, (label, [(o.gpu, o.labels) for o in rec.options])

@@ -276,6 +276,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
     if lead:
         shortlist = lead + [o for o in shortlist if not any(same_config(o, q) for q in lead)]
         closest = [o for o in closest if not any(o.gpu == q.gpu for q in lead)]
+        _relabel(shortlist, lead[0], workload, constraints, gpus)
     rec = Recommendation(
         model={"id": model.id, "name": model.name, **param_fields(model)},
         workload=dump(workload, json=True), constraints=dump(constraints, json=True),
@@ -413,6 +414,18 @@ def _compact_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Opti
                     other.labels = [lab for lab in other.labels if lab != "recommended"]
                 return [o]
     return []
+
+
+def _relabel(shortlist: list[Option], lead: Option, workload: Workload, constraints: Constraints,
+             gpus: dict[str, GpuSpec]) -> None:
+    """The labels of a shortlist whose lead came from another search (a quantised or compact lead): "lowest cost",
+    "best value" and "best performance" judged again over the merged list, each on one option (the lead's own search
+    and the original ranking had each given them), the order kept and the lead still the recommended one."""
+    rank(shortlist, workload.is_training, gpus, constraints.condition == "used", constraints.region,
+         _users(workload), bool(constraints.candidates), constraints.owned)
+    for o in shortlist:
+        o.labels = [lab for lab in o.labels if lab != "recommended"]
+    lead.labels.insert(0, "recommended")
 
 
 def _closest(search: Search, near: list[Option], ranked: list[Option], shortlist: list[Option],
