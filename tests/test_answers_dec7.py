@@ -738,3 +738,14 @@ def test_a_coding_use_is_sized_at_the_context_coding_tools_need(lang: str, text:
 def test_no_coding_use_or_a_context_said_keeps_its_context(lang: str, text: str) -> None:
     head = answer(text, lang).split("<details>")[0]
     assert "coding tools" not in head and "编程工具" not in head, head
+
+
+@pytest.mark.parametrize("lang,text,words", [
+    ("en", "Is Rubin available yet? Should I wait for it to train a 70B?", ("LoRA fine-tuning of", "optimizer states")),
+    ("zh", "用 Rubin 全参微调 Qwen2.5-14B 要几张？", ("全参微调", "优化器状态")),
+])
+def test_an_unknown_card_for_training_names_the_training_need(lang: str, text: str, words: tuple[str, ...]) -> None:
+    """A card the catalog lacks, asked about for training: the need said is the training job's (its method, its
+    gradients and optimizer states), not a serving job's "KV cache"."""
+    body = answer(text, lang)
+    assert all(w in body for w in words) and "KV cache and runtime" not in body and "KV 缓存和运行时" not in body, body

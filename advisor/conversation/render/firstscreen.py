@@ -167,7 +167,9 @@ def unknown_card_lead(ev: Any, cards: list[str], top: Any, book: Book, lang: str
     fmt = format_label(need_format(ev), lang)
     total = book.gib("total memory need (unsharded)", need.per_gpu.total)
     weights = book.gib("weights (unsharded)", need.per_gpu.weights)
-    text = t("screen.unknown_card", lang, asked=asked, model=ev.model.name, fmt=fmt, total=total, weights=weights)
+    key = "screen.unknown_card.training" if ev.workload.is_training else "screen.unknown_card"  # no KV cache to name
+    text = t(key, lang, asked=asked, model=ev.model.name, fmt=fmt, total=total, weights=weights,
+             task=task_label(ev.workload.task, lang))
     pool = ([top] if top is not None else []) + sorted(
         (o for o in (list(ev.recommendation.options) if ev.recommendation else []) + list(ev.alternatives)
          if o.fits), key=lambda o: o.count)
