@@ -749,3 +749,20 @@ def test_an_unknown_card_for_training_names_the_training_need(lang: str, text: s
     gradients and optimizer states), not a serving job's "KV cache"."""
     body = answer(text, lang)
     assert all(w in body for w in words) and "KV cache and runtime" not in body and "KV 缓存和运行时" not in body, body
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "gpt-oss-20b on an RTX 4090 with llama.cpp, how many tokens per second?"),
+    ("en", "gpt-oss-120b with ollama on my PC with an RTX 5090 and 128GB RAM?"),
+    ("zh", "用 ollama 在家里的 4090 上跑 gpt-oss-20b，速度多少？"),
+])
+def test_gpt_oss_on_llama_cpp_runs_its_own_mxfp4_file(lang: str, text: str) -> None:
+    """gpt-oss is published with MXFP4 experts and its GGUF files keep them (ggml-org/gpt-oss-*-GGUF): llama.cpp,
+    Ollama or a home machine run that file, not a Q4_K_M re-quantisation."""
+    head = first_paragraph(answer(text, lang))
+    assert "MXFP4" in head and "Q4_K_M" not in head, head
+
+
+def test_other_models_on_llama_cpp_keep_the_q4_k_m_file() -> None:
+    head = first_paragraph(answer("Qwen3-30B-A3B on my 4090 with ollama, how fast?", "en"))
+    assert "Q4_K_M" in head, head

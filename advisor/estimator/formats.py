@@ -79,6 +79,10 @@ CT_INT4_GROUP = 32  # Kimi K2 Thinking: compressed-tensors int4, one bf16 scale 
 NVFP4_BLOCK = 16  # NVFP4: one FP8 scale per 16 FP4 values
 
 
+# checkpoints published at 4 bits whose GGUF files keep that format, which llama.cpp runs natively: gpt-oss's MXFP4
+# experts (ggml-org/gpt-oss-20b-GGUF and -120b-GGUF), so llama.cpp or a home machine runs them as released
+NATIVE_GGUF = ("mxfp4",)
+
 # the short names answers and tables show ("GGUF Q4_K_M"); FormatInfo.label is the long description
 FORMAT_NAMES = {
     "fp32": "FP32", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "int8": "INT8", "int4": "INT4",

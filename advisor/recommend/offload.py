@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.estimator.calibration import load_calibration
-from advisor.estimator.formats import FORMATS
-from advisor.estimator.memory import estimate_memory
+from advisor.estimator.formats import FORMATS, NATIVE_GGUF
+from advisor.estimator.memory import default_inference_format, estimate_memory
 from advisor.estimator.results import Breakdown
 from advisor.recommend.options import target_misses
 from advisor.recommend.parts import LayerOffload, OptionLayout, ServingFigures
@@ -44,10 +44,10 @@ def named_single_card(search: Search) -> GpuSpec | None:
     return None
 
 
-def _format(weights: str | None) -> str | None:
+def _format(weights: str | None, native: str) -> str | None:
     if weights is None:
-        return OFFLOAD_FORMAT
-    return weights if FORMATS[weights].family == "gguf" else None
+        return native if native in NATIVE_GGUF else OFFLOAD_FORMAT
+    return weights if FORMATS[weights].family == "gguf" or (weights == native and native in NATIVE_GGUF) else None
 
 
 def offload_option(search: Search, gpu: GpuSpec, options: list[Option]) -> Option | None:
@@ -59,7 +59,7 @@ def offload_option(search: Search, gpu: GpuSpec, options: list[Option]) -> Optio
     from advisor.estimator.offload import default_host, offload_for
 
     w = search.workload
-    fmt = _format(w.weights)
+    fmt = _format(w.weights, default_inference_format(search.model))
     if w.is_training or w.concurrency > 1 or w.batch > 1 or fmt is None or gpu.interface == "soc":
         return None
     if any(o.gpu == gpu.id and o.count == 1 and o.fits for o in options):

@@ -33,7 +33,7 @@ from advisor.conversation.dialog.money import money_constraints
 from advisor.conversation.reader.constraints import FOREIGN_VENDORS
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
 from advisor.conversation.reader.words import CODING_USE
-from advisor.estimator.formats import FORMATS
+from advisor.estimator.formats import FORMATS, NATIVE_GGUF
 from advisor.estimator.memory import default_inference_format
 from advisor.workload import Constraints, ExistingGpus, Workload
 from knowledge.catalog import load_catalog
@@ -282,7 +282,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         said, weights = weights, GGUF_OF[weights]  # "4-bit on llama.cpp": the GGUF file of that width people run
         notes.append(Assumption(*pair("assumption.llamacpp_gguf", said=said.upper(), weights=weights.upper())))
     gguf = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
-        s.home and s.engine is None and (s.concurrency or 1) <= 2))
+        s.home and s.engine is None and (s.concurrency or 1) <= 2)) and default_weights(s.model) not in NATIVE_GGUF
     if gguf:  # Ollama / llama.cpp / a home machine: the GGUF 4-bit file people run, on a llama.cpp-style engine
         weights = OFFLOAD_WEIGHTS
         notes.append(Assumption(*pair("assumption.home_gguf", weights=weights.upper())))
