@@ -766,3 +766,18 @@ def test_gpt_oss_on_llama_cpp_runs_its_own_mxfp4_file(lang: str, text: str) -> N
 def test_other_models_on_llama_cpp_keep_the_q4_k_m_file() -> None:
     head = first_paragraph(answer("Qwen3-30B-A3B on my 4090 with ollama, how fast?", "en"))
     assert "Q4_K_M" in head, head
+
+
+@pytest.mark.parametrize("text,provider", [
+    ("roughly what does it cost per month to host mistral small 3 on runpod for a small team?", "RunPod"),
+    ("what would it cost per month to host Qwen2.5-32B on Lambda?", "Lambda"),
+    ("serve llama 3.1 8b on AWS for 20 users, what instance and cost?", "AWS"),
+])
+def test_a_cloud_named_as_the_host_is_a_rental_there(text: str, provider: str) -> None:
+    """"Host it on RunPod" asks what renting there costs: the answer opens with the rent (not a buy-or-rent verdict
+    over a card the cloud does not list), on a card that cloud rents, its quote first."""
+    head = first_paragraph(answer(text, "en"))
+    assert head.startswith("**Renting**"), head
+    first_quote = re.search(r"that is \$[\d,]+ at ([A-Za-z]+)", head)
+    assert first_quote and first_quote.group(1) == provider, head
+    assert "is not in the price catalog" not in head, head

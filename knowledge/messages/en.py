@@ -570,6 +570,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.home_gguf": "llama.cpp-style engine (Ollama, LM Studio): GGUF {weights} weights assumed",
     "assumption.context_prompt": "context {ctx} per sequence: the prompt you gave plus its answer",
     "assumption.context_coding": "context {ctx} per sequence (coding tools need at least 32K: Ollama's guide)",
+    "assumption.rent_at": "only the cards {provider} rents in the price catalog: {names}",
     "assumption.context": "context {ctx} per sequence",
     "assumption.total_rate": "a total of {rate} read as {conc} concurrent requests at {speed} each (total = requests × speed per request)",
     "assumption.qps_rate": "{qps} of {out} output each take {rate} of output: only configurations that sustain it at that load are kept",

@@ -568,6 +568,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.home_gguf": "按 llama.cpp 类引擎（Ollama、LM Studio）计算：GGUF {weights} 权重",
     "assumption.context_prompt": "每条序列上下文 {ctx}（您给的输入长度加上回答）",
     "assumption.context_coding": "每条序列上下文 {ctx}（编程工具至少需要 32K 上下文：Ollama 的说明）",
+    "assumption.rent_at": "只考虑价格目录中 {provider} 出租的卡：{names}",
     "assumption.context": "每条序列上下文 {ctx}",
     "assumption.total_rate": "总吞吐 {rate} 按 {conc} 路并发、每路 {speed} 计算（总吞吐 = 并发数 × 每路速度）",
     "assumption.qps_rate": "QPS {qps}、每个请求输出 {out}，需要合计 {rate} 的输出：只保留在该负载下跟得上的配置",

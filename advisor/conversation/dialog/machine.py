@@ -131,7 +131,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     for name in ("weights", "kv", "context", "batch", "prompt_tokens", "output_tokens", "concurrency", "qps", "headcount",
                  "budget", "currency", "region", "train_tokens", "deadline_s", "tco_years", "engine", "lora_rank",
                  "zero", "optimizer", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
-                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "coding", "ttft_ms", "ttft_pct", "tpot_ms", "latency_text",
+                 "horizon_text", "wants_nvlink", "condition", "offload", "home", "coding", "rent_at", "ttft_ms", "ttft_pct", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
                  "peak_share", "daily_each", "rent_cap_hour", "electricity", "fleet"):
         value = getattr(new, name)
@@ -376,6 +376,11 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         name = default_catalog().gpu(s.fleet).name
         notes.append(Assumption(*pair("assumption.fleet", gpu=name)))
         kwargs["owned"] = (s.fleet,)
+    rented_there = cards_rented_at(s.rent_at) if s.rent_at and not s.candidates and not s.existing else ()
+    if rented_there:  # "host it on Lambda": the cards that cloud rents (its dated quotes in the catalog)
+        kwargs["candidates"] = rented_there
+        names = t("assumption.excluded.sep", lang).join(default_catalog().gpu(g).name for g in rented_there)
+        notes.append(Assumption(*pair("assumption.rent_at", provider=s.rent_at, names=names)))
     if s.candidates:
         kwargs["candidates"] = tuple(c.gpu for c in s.candidates)
     elif s.excluded or s.excluded_vendors:  # "国内买不到 A100", "no NVIDIA": search every other card
@@ -589,6 +594,12 @@ def answer_tokens(prompt: int, context: int) -> int:
 # window of at least 32K tokens" (Ollama, docs.ollama.com/integrations/cline, retrieved 2026-12-06)
 CODING_CONTEXT = 32768
 SRC_CODING_CONTEXT = "advisor.conversation.dialog.machine.CODING_CONTEXT (Ollama's Cline guide: at least 32K tokens)"
+
+
+def cards_rented_at(provider: str) -> tuple[str, ...]:
+    """The catalog cards with a dated cloud quote from `provider` (reader.rental's canonical name)."""
+    p = provider.lower()
+    return tuple(g.id for g in default_catalog().gpus if any(q.provider.lower().startswith(p) for q in g.cloud))
 
 
 def coding_use(s: Slots) -> bool:

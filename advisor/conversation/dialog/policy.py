@@ -96,7 +96,10 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     # and has a purchase price (so renting can be weighed against buying), else the first rentable one
     top = [x for x in rentable if x[0] is options[0]]
     priced = [x for x in rentable if (((x[0].get("tco") or {}).get("purchase") or {}).get("total") or {}).get("amount")]
-    opt, gpu, rented = (top or priced or rentable)[0]
+    # "host it on Lambda": the first option that provider rents, when one does (its quote then leads, below)
+    named = read_provider(text_asked.lower()) if stated is None else None
+    listed = [x for x in rentable if named and any(q.provider.lower().startswith(named.lower()) for q in x[2].cloud)]
+    opt, gpu, rented = (listed[:1] or top or priced or rentable)[0]
     count = int(opt.get("count") or 1)
 
     rate = float(load_economics().exchange_rate_cny_per_usd.value)

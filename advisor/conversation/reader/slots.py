@@ -136,6 +136,7 @@ class Slots(Mutable):
     rent_rate: RentRate | None = None  # a rental price the person states ("at $2.5/GPU-hour", "每小时 12 块"), reader.rental
     electricity: ElectricityPrice | None = None  # an electricity price the person states ("$0.12/kWh", "电价 0.8 元/度")
     condition: str | None = None  # "used" when second-hand cards are asked for
+    rent_at: str | None = None  # a cloud named as where the job runs ("host it on Lambda"): reader.rental's name
     coding: bool | None = None  # a coding use ("as a coding assistant", "Qwen2.5-Coder for our devs", "写代码"): its context
     home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
     offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")

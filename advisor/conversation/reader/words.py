@@ -11,6 +11,7 @@ import re
 
 from advisor.conversation.reader import constraints as reading
 from advisor.conversation.reader.numbers import DIGITS, to_number
+from advisor.conversation.reader.rental import read_provider
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import Text
 
@@ -171,6 +172,11 @@ _OFFLOAD = re.compile(r"(?<!优化器)(?<!optimizer )(?<!zero-)(?<!zero )(?:内�
 # a coding use: a coding assistant or agent, code completion, a coder model ("Qwen2.5-Coder", "CodeLlama", "StarCoder2")
 CODING_USE = re.compile(r"(?<![a-z])(?:cod(?:e|ing|er)|programming|copilot|cline|aider|codellama|codestral|starcoder\d*)"
                         r"(?![a-z])|编程|写代码|代码")
+# a cloud named as the place the job runs ("on RunPod", "via Lambda", "在 AutoDL 上"); API sellers are not card rental
+_ON_CLOUD = re.compile(r"(?<![a-z])(?:on|at|via|using|use|with|in|from)\s+(?:a\s+|an\s+|the\s+)?(?:run\s*pod|lambda|core\s*weave|"
+                       r"vast(?:\.ai|ai|\s+ai)|modal|paperspace|tensor\s*wave|nebius|vultr|aws|ec2|gcp|google cloud|azure|"
+                       r"oracle cloud|oci)(?![a-z])|在\s*(?:auto\s*dl|autodl|恒源云|矩池云|阿里云|腾讯云|火山引擎|华为云|百度智能云)")
+API_ONLY = ("Together AI", "Replicate")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -229,6 +235,11 @@ def read_settings(t: Text, slots: Slots) -> None:
             slots.batch = int(v)
             break
     buy, rent = bool(_BUY.search(s)), bool(_RENT.search(s))
+    # "host it on RunPod", "在 AutoDL 上跑": a cloud that rents cards, named as where the job runs, is renting
+    on_cloud = not buy and _ON_CLOUD.search(s) is not None and read_provider(s) not in API_ONLY
+    if on_cloud:
+        slots.rent_at = read_provider(s)
+    rent = rent or on_cloud
     if buy and rent:
         slots.buy_or_rent = "either"
     elif buy:
