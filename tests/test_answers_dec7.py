@@ -781,3 +781,17 @@ def test_a_cloud_named_as_the_host_is_a_rental_there(text: str, provider: str) -
     first_quote = re.search(r"that is \$[\d,]+ at ([A-Za-z]+)", head)
     assert first_quote and first_quote.group(1) == provider, head
     assert "is not in the price catalog" not in head, head
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "We're a 12-person startup; we want our own ChatGPT-like thing on Llama 3.3 70B. Cheapest hardware that "
+           "doesn't feel slow?"),
+    ("en", "What's the cheapest GPU that runs Qwen2.5-14B fast enough to not lag?"),
+    ("zh", "跑 Qwen2.5-32B 不卡的最便宜显卡是什么？"),
+])
+def test_the_cheapest_that_is_not_slow_leads_with_the_cheapest(lang: str, text: str) -> None:
+    """"Cheapest hardware that doesn't feel slow": the cheapest configuration and its price first, with its speed;
+    not a speed sentence (the lag question alone) nor a "Yes" (the "enough" of "fast enough")."""
+    head = first_paragraph(answer(text, lang))
+    assert head.startswith("The cheapest configuration") or head.startswith("能装下的最便宜配置"), head
+    assert "tokens/s" in head, head

@@ -137,7 +137,11 @@ _WHICH = re.compile(r"什么卡|什么显卡|什么gpu|哪种|哪张|哪块|哪�
                     r"(?<![a-z])(?:which|what) (?:other |else |kind of )?(?:gpus?|cards?|hardware|setup|server|configuration|rig|box|build|"
                     r"machine|workstation)(?![a-z])|(?<![a-z])best (?:rig|box|build|machine|workstation|setup|gpu|card)s?(?![a-z])|"
                     r"what else|recommend|"
-                    r"what (?:do|should) (?:i|we) (?:buy|get|use)|what (?:gpu|hardware)")
+                    r"what (?:do|should) (?:i|we) (?:buy|get|use)|what (?:gpu|hardware)|"
+                    # "what's the cheapest GPU that runs …", "which is the best card for …": a card asked for
+                    r"(?<![a-z])(?:what(?:'s| is)|which(?:'s| is)) the (?:cheapest|best|fastest|smallest|most affordable|"
+                    r"least expensive|minimum) (?:gpus?|cards?|hardware|setup|option|configuration|machine)(?![a-z])|"
+                    r"最便宜的(?:显)?卡|最便宜的(?:配置|方案)")
 _PICK = words(zh=r"哪个|哪款|哪种|哪一|选哪|报哪", en=r"which")
 _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能干什么|你可以做什么|你能帮我做什么|你能帮我什么|你有什么功能|"
                         r"你是做什么的|你是干什么的|怎么用你|能帮什么忙",

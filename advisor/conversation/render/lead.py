@@ -222,7 +222,9 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_full = load_lead.users_lead(users[0] if users else top, ev, book, lang)
         if led_full is not None:
             return led_full
+    # "the cheapest hardware that doesn't feel slow": the cheapest configuration first (its speed is in that sentence)
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users \
+            and not (ev.asks_cheapest and not users) \
             and not (ev.asks_batch and ev.limits is not None and ev.limits.max_load > 0):  # "what batch size for max throughput?"
         o = users[0] if users else top  # "how many tokens per second on 2 H100s?": the speed, first
         if o is not None and o.fits and o.throughput is not None:
