@@ -119,8 +119,10 @@ PROVIDER_ALIASES: dict[str, tuple[str, ...]] = {
     "Google Vertex AI": ("vertex",),
     "SiliconFlow": ("siliconflow", "硅基流动"),
     # the API products, not the clouds that also rent GPUs ("在阿里云上部署" rents cards)
-    "Alibaba Cloud Bailian (DashScope, China)": ("bailian", "dashscope", "百炼"),
-    "Volcengine Ark": ("volcengine ark", "火山方舟"),
+    "Alibaba Cloud Bailian (DashScope, China)": ("bailian", "dashscope", "百炼", "阿里云 api", "阿里云api", "阿里云的 api",
+                                                 "阿里云的api", "aliyun api", "alibaba cloud api", "阿里云接口"),
+    "Volcengine Ark": ("volcengine ark", "火山方舟", "火山引擎 api", "火山引擎api", "火山引擎的 api", "火山引擎的api",
+                       "volcengine api"),
     "Zhipu AI (BigModel)": ("bigmodel", "智谱"),
 }
 

@@ -795,3 +795,12 @@ def test_the_cheapest_that_is_not_slow_leads_with_the_cheapest(lang: str, text: 
     head = first_paragraph(answer(text, lang))
     assert head.startswith("The cheapest configuration") or head.startswith("能装下的最便宜配置"), head
     assert "tokens/s" in head, head
+
+
+def test_a_chinese_cloud_used_to_deploy_is_renting_but_its_api_is_the_api() -> None:
+    """"用阿里云部署 …每月多少钱" rents cards there (the rent leads); "用阿里云的 API 还是自己买卡" compares its API
+    product (Bailian) with buying."""
+    rent = first_paragraph(answer("用阿里云部署 Qwen2.5-72B，10 个人用，每月大概多少钱？", "zh"))
+    assert "**租用**" in rent and "**买更便宜**" not in rent, rent
+    api = first_paragraph(answer("Qwen2.5-72B 用阿里云的 API 还是自己买卡划算？每天 1000 万 token", "zh"))
+    assert "百炼" in api, api

@@ -175,8 +175,10 @@ CODING_USE = re.compile(r"(?<![a-z])(?:cod(?:e|ing|er)|programming|copilot|cline
 # a cloud named as the place the job runs ("on RunPod", "via Lambda", "在 AutoDL 上"); API sellers are not card rental
 _ON_CLOUD = re.compile(r"(?<![a-z])(?:on|at|via|using|use|with|in|from)\s+(?:a\s+|an\s+|the\s+)?(?:run\s*pod|lambda|core\s*weave|"
                        r"vast(?:\.ai|ai|\s+ai)|modal|paperspace|tensor\s*wave|nebius|vultr|aws|ec2|gcp|google cloud|azure|"
-                       r"oracle cloud|oci)(?![a-z])|在\s*(?:auto\s*dl|autodl|恒源云|矩池云|阿里云|腾讯云|火山引擎|华为云|百度智能云)")
+                       r"oracle cloud|oci)(?![a-z])|(?:在|用|通过|上)\s*(?:auto\s*dl|autodl|恒源云|矩池云|阿里云|腾讯云|火山引擎|华为云|"
+                       r"百度智能云)")
 API_ONLY = ("Together AI", "Replicate")
+_API_WORD = re.compile(r"(?<![a-z])api(?![a-z])|接口|调用|百炼|方舟")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
                         r"(?:nv\s*-?\s*link|桥接)")
@@ -236,7 +238,8 @@ def read_settings(t: Text, slots: Slots) -> None:
             break
     buy, rent = bool(_BUY.search(s)), bool(_RENT.search(s))
     # "host it on RunPod", "在 AutoDL 上跑": a cloud that rents cards, named as where the job runs, is renting
-    on_cloud = not buy and _ON_CLOUD.search(s) is not None and read_provider(s) not in API_ONLY
+    on_cloud = (not buy and _ON_CLOUD.search(s) is not None and read_provider(s) not in API_ONLY
+                and not _API_WORD.search(s))  # "用阿里云 API": its API product, not its rented cards
     if on_cloud:
         slots.rent_at = read_provider(s)
     rent = rent or on_cloud
