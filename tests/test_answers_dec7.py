@@ -804,3 +804,20 @@ def test_a_chinese_cloud_used_to_deploy_is_renting_but_its_api_is_the_api() -> N
     assert "**租用**" in rent and "**买更便宜**" not in rent, rent
     api = first_paragraph(answer("Qwen2.5-72B 用阿里云的 API 还是自己买卡划算？每天 1000 万 token", "zh"))
     assert "百炼" in api, api
+
+
+@pytest.mark.parametrize("text,card", [
+    ("千卡 H800 预训练 70B，1.5 万亿 token 要多久", "H800"),
+    ("一张 4090 做 Qwen2.5-7B QLoRA，样本 2 万条，每条 1000 字，3 个 epoch 要多久", "4090"),
+])
+def test_a_time_on_cards_named_in_china_notes_the_market_rule(text: str, card: str) -> None:
+    """"千卡 H800 …要多久": the person runs it on those cards; a rule about buying them new in China is a note ("但注意"),
+    not "被规则排除" with another card that "可以跑"."""
+    head = first_paragraph(answer(text, "zh"))
+    assert card in head and "约需" in head, head
+    assert "被规则排除" not in head and "可以跑" not in head and "但注意" in head, head
+
+
+def test_a_time_ruled_out_by_host_ram_still_says_what_runs() -> None:
+    head = first_paragraph(answer("How long to fine-tune Qwen2.5-72B fully on 16 910B cards with 100M tokens?", "en"))
+    assert "ruled out" in head and "runs it" in head, head

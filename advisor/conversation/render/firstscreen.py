@@ -445,10 +445,13 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     if lang == "zh" and what[-1:].isascii():
         what += " "  # "训练 10 亿 tokens 约需", not "tokens约需"
     text = t("screen.time", lang, name=name, what=what, days=days, hours=hours)
-    ruled = [m for m in misses(top, lang) if m != miss_words("deadline", lang)]
+    # a time asked on cards named ("千卡 H800 预训练要多久", "一张 4090 … 要多久"): the cards the person runs it on, so a
+    # market rule about buying them is a note, not a ruling (misses(running=True)); a host-RAM rule still rules out
+    ruled = [m for m in misses(top, lang, running=True) if m != miss_words("deadline", lang)]
     if ruled:  # a time on a configuration a rule rules out (host RAM for its offload): said, with what runs instead
         text = text.rstrip("。.") + t("screen.but", lang, missing=t("list.sep", lang).join(ruled)) + t("sentence.end", lang)
-        alt = _best_other(ev, top)
+        hard = any(f.severity == "block" and f.topic != "market" and not restates(f, top) for f in top.findings)
+        alt = _best_other(ev, top) if hard or "candidate" not in top.labels else None  # a market note: theirs runs it
         if alt is not None and alt.training is not None and alt.training.wall:
             text += t("screen.time.instead", lang, name=opt_name(alt, book), days=opt_days(alt, book, lang),
                       lay=opt_layout(alt, lang, book))
