@@ -108,7 +108,7 @@ class TrainTimeArgs(_TRAIN_LIMITS, _TRAIN_JOB, _TrainOn):  # type: ignore[misc,v
 # the candidates as a JSON list of at most 20 ids (a bounded request)
 _RECOMMEND_LIMITS = pydantic_model(Constraints, _Args, only=(
     "budget", "budget_covers", "currency", "region", "candidates", "max_gpus_per_node", "max_nodes", "power_limit_w", "max_ms_per_token",
-    "min_tokens_per_s", "max_ttft_ms", "deadline_s", "buy_or_rent"), adjust={
+    "min_tokens_per_s", "max_ttft_ms", "ttft_percentile", "deadline_s", "buy_or_rent"), adjust={
     "candidates": Adjust(annotation=list[str], default=[], limits={"max_length": 20}),
 })
 # the person's own rental price ("we rent H100s at $2.50 an hour on AWS"): the rent side of each option's TCO uses
@@ -145,8 +145,8 @@ class RecommendArgs(_RENT, _EXISTING, _RECOMMEND_LIMITS, WorkloadArgs):  # type:
             existing=existing,
             candidates=tuple(catalog.gpu(c).id for c in self.candidates), max_gpus_per_node=self.max_gpus_per_node,
             max_nodes=self.max_nodes, power_limit_w=self.power_limit_w, max_ms_per_token=self.max_ms_per_token,
-            min_tokens_per_s=self.min_tokens_per_s, max_ttft_ms=self.max_ttft_ms, deadline_s=self.deadline_s,
-            buy_or_rent=self.buy_or_rent,
+            min_tokens_per_s=self.min_tokens_per_s, max_ttft_ms=self.max_ttft_ms,
+            ttft_percentile=self.ttft_percentile, deadline_s=self.deadline_s, buy_or_rent=self.buy_or_rent,
             rent=None if self.rent_per_gpu_hour is None else StatedRent(
                 per_gpu_hour=self.rent_per_gpu_hour, currency=self.rent_currency, provider=self.rent_provider))
         return AnalysisRequest(workload=self.to_workload(), constraints=constraints, detail="options", strict=True)
