@@ -821,3 +821,15 @@ def test_a_time_on_cards_named_in_china_notes_the_market_rule(text: str, card: s
 def test_a_time_ruled_out_by_host_ram_still_says_what_runs() -> None:
     head = first_paragraph(answer("How long to fine-tune Qwen2.5-72B fully on 16 910B cards with 100M tokens?", "en"))
     assert "ruled out" in head and "runs it" in head, head
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "H200 vs MI325X for Llama 3.1 405B FP8 at 64 users — cost per million tokens?"),
+    ("zh", "H200 和 MI325X 跑 Llama 3.1 405B FP8，64 并发，每百万 token 成本哪个低？"),
+])
+def test_cost_per_token_with_an_unpriced_card_compares_renting(lang: str, text: str) -> None:
+    """The catalog has no dated purchase price for the MI325X, so owning cannot be compared per token; both are
+    compared rented (each at its dated cloud quote), said as rented and why, instead of no verdict at all."""
+    head = first_paragraph(answer(text, lang))
+    assert ("rented" in head and "per million output tokens" in head) or ("按租用算" in head and "每百万输出 token" in head), head
+    assert "MI325X" in head and "H200" in head, head

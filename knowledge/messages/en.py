@@ -1132,6 +1132,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.faster_and_cheaper": "**{a} is faster and costs less**: {x} per user against {y} on {b} ({r}×), {pa} to buy against {pb}.",
     "compare.trade_off": "**{a} is faster ({r}×), {b} costs less**: {x} per user against {y}; {pa} to buy against {pb}.",
     "compare.cheaper": "**{a} costs less**: {x} to buy against {y} for {b}.",
+    "compare.per_token.rented": "**{a} costs less per token, rented**: {x} per million output tokens against {y} on {b} (each at its dated cloud price per GPU-hour, on-demand where listed, running around the clock at this load).",
+    "compare.per_token.no_price": " Rented, because the catalog has no dated purchase price for {names}.",
     "compare.per_token.dated": " Card prices: {a} as of {da}, {b} as of {db}.",
     "compare.per_token": "**{a} costs less per token**: {x} per million output tokens against {y} on {b} (owned: the 3-year TCO over the tokens generated at this load, running around the clock).",
     "compare.per_token.full": "**{a} costs less per token**: {x} per million output tokens against {y} on {b}, each at full load ({na} and {nb} sequences at once; owned: the 3-year TCO over the tokens generated running around the clock). At one user the cards sit mostly idle and every token costs far more; say your load for a figure at it.",

@@ -1124,6 +1124,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "compare.faster_and_cheaper": "**{a} 更快也更便宜**：每路 {x}，{b} 为 {y}（{r}×）；整机 {pa}，{b} 为 {pb}。",
     "compare.trade_off": "**{a} 更快（{r}×），{b} 更便宜**：每路 {x} 对 {y}；整机 {pa} 对 {pb}。",
     "compare.cheaper": "**{a} 更便宜**：整机 {x}，{b} 为 {y}。",
+    "compare.per_token.rented": "**按租用算，{a} 每 token 成本更低**：每百万输出 token {x}，{b} 为 {y}（各按目录中带日期的云上每 GPU 小时价，优先按需价，在这个负载下全天候运行）。",
+    "compare.per_token.no_price": "按租用算，是因为目录中没有 {names} 带日期的购买价。",
     "compare.per_token.dated": "显卡价格：{a} 截至 {da}，{b} 截至 {db}。",
     "compare.per_token": "**{a} 每 token 成本更低**：每百万输出 token {x}，{b} 为 {y}（自有：3 年总拥有成本摊到这个负载下全天候生成的 token）。",
     "compare.per_token.full": "**{a} 每 token 成本更低**：满载时每百万输出 token {x}，{b} 为 {y}（分别同时跑 {na} 路和 {nb} 路；自有：3 年总拥有成本摊到全天候生成的 token）。只有 1 路请求时卡大多空闲，每 token 会贵得多；告诉我实际并发可按实际负载算。",

@@ -157,7 +157,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
         a, b, x, y, r = _faster(fit, name, book)
         return t("compare.faster", lang, a=name(a), b=name(b), x=x, y=y, r=r) + _ruled_out(a, name(a), lang)
     if asks("token_cost", text):  # "cheaper per token", "每百万 token 成本": the owned cost per token
-        per_token = _per_token_verdict(fit, name, book, lang, capacity)
+        per_token = _per_token_verdict(fit, name, book, lang, capacity, catalog)
         if per_token is not None:
             return per_token
     priced = [(o, p) for o in fit if (p := _purchase(o)) is not None]
@@ -190,7 +190,7 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
 
 
 def _per_token_verdict(fit: list[dict[str, Any]], name: Any, book: Book, lang: str,
-                       capacity: dict[str, Any] | None = None) -> str | None:
+                       capacity: dict[str, Any] | None = None, catalog: Catalog | None = None) -> str | None:
     """"Which is cheaper per token?": the lower owned cost per million output tokens (advisor.estimator.cost:
     the TCO over its years ÷ the tokens generated at the asked load running around the clock, ×1e6); with no load
     stated, each at full load (`capacity`: the most sequences it holds, analysis.limits.capacity), where a serving
@@ -213,7 +213,7 @@ def _per_token_verdict(fit: list[dict[str, Any]], name: Any, book: Book, lang: s
     per = [(o, c) for o in fit
            if (c := ((o.get("tco") or {}).get("cost_per_million_tokens") or {}).get("owned")) and c.get("amount")]
     if len(per) < 2 or per[0][1]["currency"] != per[1][1]["currency"]:
-        return None
+        return _rented_per_token(fit, name, book, lang, catalog) if catalog is not None else None
     (a, ca), (b, cb) = sorted(per[:2], key=lambda x: float(x[1]["amount"]))
     src = "advisor.estimator.cost.estimate_tco (cost per million tokens, owned)"
     x = book.money(f"owned cost per million output tokens on {name(a)}", float(ca["amount"]), str(ca["currency"]), src)
@@ -221,6 +221,35 @@ def _per_token_verdict(fit: list[dict[str, Any]], name: Any, book: Book, lang: s
     da, db = ((o.get("price") or {}).get("as_of") for o in (a, b))
     dated = t("compare.per_token.dated", lang, a=name(a), b=name(b), da=da, db=db) if da and db else ""
     return t("compare.per_token", lang, a=name(a), b=name(b), x=x, y=y) + dated + _ruled_out(a, name(a), lang)
+
+
+def _rented_per_token(fit: list[dict[str, Any]], name: Any, book: Book, lang: str, catalog: Catalog) -> str | None:
+    """Cost per token when a card has no dated purchase price (MI325X): renting both, each at its catalog cloud quote
+    (cost.cloud_price, the quote the TCO's rent side uses): price per GPU-hour × GPUs ÷ tokens an hour at this load ×
+    10⁶ (cost.per_million_tokens), said as rented; None when either has no quote or no speed."""
+    # start-up: only a per-token comparison with an unpriced card costs renting
+    from advisor.estimator.calibration import load_economics
+    from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
+
+    econ = load_economics()
+    currency = next((str(p[1]) for o in fit if (p := _purchase(o))), "USD")
+    rented = []
+    for o in fit[:2]:
+        gpu, total = catalog.find_gpu(str(o.get("gpu", ""))), _speeds(o)[1]
+        quote = cloud_price(gpu, econ) if gpu is not None else None
+        if quote is None or not total:
+            return None
+        hour = cloud_hour_price(quote, econ, currency)[0] * int(o.get("count") or 1)
+        rented.append((o, per_million_tokens(hour, tokens_made(total, 1.0)), quote.provider))
+    if len(rented) < 2:
+        return None
+    (a, ca, pa), (b, cb, pb) = sorted(rented, key=lambda x: x[1])
+    src = "advisor.estimator.cost (GPUs × price per GPU-hour ÷ tokens an hour at this load × 10⁶, catalog cloud quote)"
+    x = book.money(f"rented cost per million output tokens on {name(a)} ({pa})", ca, currency, src)
+    y = book.money(f"rented cost per million output tokens on {name(b)} ({pb})", cb, currency, src)
+    unpriced = [name(o) for o in fit if not _purchase(o)]
+    why = t("compare.per_token.no_price", lang, names=t("list.sep", lang).join(unpriced)) if unpriced else ""
+    return t("compare.per_token.rented", lang, a=name(a), b=name(b), x=x, y=y) + why + _ruled_out(a, name(a), lang)
 
 
 def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang: str, deadline: bool = False,
