@@ -833,3 +833,15 @@ def test_cost_per_token_with_an_unpriced_card_compares_renting(lang: str, text: 
     head = first_paragraph(answer(text, lang))
     assert ("rented" in head and "per million output tokens" in head) or ("按租用算" in head and "每百万输出 token" in head), head
     assert "MI325X" in head and "H200" in head, head
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en", "Is 2x RTX 3090 better than 1x RTX 4090 for running 32B models?"),
+    ("zh", "两张 3090 和一张 4090 跑 Qwen2.5-32B 哪个好？"),
+])
+def test_consumer_cards_compared_are_also_compared_at_4_bits(lang: str, text: str) -> None:
+    """Neither holds a 32B in BF16; people run it at 4 bits on these cards, so both are compared there too, with the
+    faster named, instead of only "buy 4 of each"."""
+    head = first_paragraph(answer(text, lang))
+    assert "Q4_K_M" in head and ("is faster" in head or "更快" in head), head
+    assert head.count("tokens/s") >= 2, head

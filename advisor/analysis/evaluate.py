@@ -227,6 +227,9 @@ def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[St
     candidates = [m for m in request.named if m.role == "candidate"]
     owned = any(m.role == "existing" for m in request.named)
     lone = [m for m in candidates if m.count]
+    if (len(exact) >= 2 and workload.task == "inference" and workload.weights is None and ev.user_options
+            and not any(o.fits for o in ev.user_options)):
+        ev.compared_4bit = _compared_at_4bit(workload, constraints, exact, steps)
     if not owned and len(lone) == 1:
         _lone_config(workload, constraints, lone[0], steps, ev)
         ev.bigger_twin = _bigger_twin(workload, constraints, lone[0], steps, ev)
@@ -272,6 +275,26 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
         ev.named_config = shown
         ev.offload = _offload_of(probe)
     _changed_config(workload, constraints, lone, ev.named_changes, steps, ev)
+
+
+# a few users on consumer or workstation cards run the GGUF 4-bit file (llama.cpp, Ollama); a service runs AWQ
+FEW_USERS_4BIT = 4
+
+
+def _compared_at_4bit(workload: Workload, constraints: Constraints, named: list[NamedConfig],
+                      steps: list[Step]) -> list[Option]:
+    """The configurations compared, each at 4 bits, when none holds the job at the checkpoint's own precision: GGUF
+    Q4_K_M for a few users on consumer/workstation cards (what they run), else AWQ INT4; [] when the checkpoint is
+    already at 4 bits or none holds it at 4 bits either."""
+    catalog = load_catalog()
+    model = catalog.model(workload.model) if workload.model else None
+    if model is None or bits_per_weight(default_inference_format(model)) <= 4.5:
+        return []
+    home = workload.concurrency <= FEW_USERS_4BIT and all(
+        catalog.gpu(n.gpu).segment in ("consumer", "workstation") for n in named)
+    fmt = "q4_k_m" if home else "awq-int4"
+    out = evaluate_named(replace(workload, weights=fmt), constraints, named, steps)
+    return out if any(o.fits for o in out) else []
 
 
 def _changed_config(workload: Workload, constraints: Constraints, named: NamedConfig, changes: list[Change],

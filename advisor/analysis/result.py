@@ -154,6 +154,9 @@ class Analysis(msgspec.Struct):
     # target: the configuration the recommender sizes with that target instead (evaluate._at_default_target)
     at_target: Option | None = None
     bigger_twin: Option | None = None  # the same card with more memory, at the count named, when that one holds the job
+    # two or more configurations compared, none holding the job at the checkpoint's precision: each at 4 bits (the
+    # GGUF file one person runs on consumer cards, else AWQ), so "2× 3090 or one 4090 for 32B?" is compared as run
+    compared_4bit: list[Option] = msgspec.field(default_factory=list)
     intent: str = "other"  # what the question asks (advisor.conversation.reader.intent)
     asks_users: bool = False  # "how many users can it serve?" (intent how_many about concurrency, not GPUs)
     asks_need: bool = False  # "how much memory does it need?" (intent explain: the total need, unsharded)

@@ -522,9 +522,34 @@ def compare_lead(users: list[Any], ev: Any, book: Book, lang: str) -> Lead:
     holds = [t("screen.compare.holds_item", lang, name=opt_name(x, book), lay=opt_layout(x, lang, book))
              for o in users[:4]
              for x in [next((x for x in found if x.gpu == o.gpu and x.fits and x.count > o.count), None)] if x is not None]
+    at4 = _compared_at_4bit(ev, book, lang)
+    if at4:  # "2× 3090 or one 4090 for 32B?": as people run it, at 4 bits, before more of each card
+        return Lead(text + t("sentence.gap", lang) + at4, None, "")
     if holds:
         text += t("sentence.gap", lang) + t("screen.compare.holds", lang, items=t("list.sep", lang).join(holds))
     return Lead(text, None, "")
+
+
+def _compared_at_4bit(ev: Any, book: Book, lang: str) -> str:
+    """The configurations compared at 4 bits (Analysis.compared_4bit), each fitting or not with its per-user speed,
+    the faster of those that fit first: "At 4 bits (GGUF Q4_K_M): 2× RTX 3090 is faster …"; "" without them."""
+    opts = list(getattr(ev, "compared_4bit", None) or [])
+    if not opts:
+        return ""
+    fmt = format_label(opts[0].layout.weights, lang)
+    fit = sorted((o for o in opts if o.fits and o.throughput is not None),
+                 key=lambda o: -o.throughput.decode_tokens_per_s)
+    items = []
+    for o in fit + [o for o in opts if o not in fit]:
+        if o.fits:
+            need, usable = need_and_usable(o, book)
+            speed = opt_speed(o, book, lang, ev.workload)
+            items.append(t("screen.compare.at_4bit.fits", lang, name=opt_name(o, book), need=need, usable=usable,
+                           speed=speed))
+        else:
+            items.append(t("screen.compare.at_4bit.short", lang, name=opt_name(o, book), mem=opt_memory(o, book, lang)))
+    key = "screen.compare.at_4bit.faster" if len(fit) >= 2 else "screen.compare.at_4bit"
+    return t(key, lang, fmt=fmt, a=opt_name(fit[0], book) if fit else "", items=t("clause.sep", lang).join(items))
 
 
 def need_lead(ev: Any, top: Any, book: Book, lang: str) -> Lead:
