@@ -227,9 +227,13 @@ def _rented_per_token(fit: list[dict[str, Any]], name: Any, book: Book, lang: st
     """Cost per token when a card has no dated purchase price (MI325X): renting both, each at its catalog cloud quote
     (cost.cloud_price, the quote the TCO's rent side uses): price per GPU-hour × GPUs ÷ tokens an hour at this load ×
     10⁶ (cost.per_million_tokens), said as rented; None when either has no quote or no speed."""
-    # start-up: only a per-token comparison with an unpriced card costs renting
-    from advisor.estimator.calibration import load_economics
-    from advisor.estimator.cost import cloud_hour_price, cloud_price, per_million_tokens, tokens_made
+    from advisor.estimator.calibration import load_economics  # start-up: only an unpriced card's per-token cost
+    from advisor.estimator.cost import (  # start-up: likewise, renting priced per token
+        cloud_hour_price,
+        cloud_price,
+        per_million_tokens,
+        tokens_made,
+    )
 
     econ = load_economics()
     currency = next((str(p[1]) for o in fit if (p := _purchase(o))), "USD")

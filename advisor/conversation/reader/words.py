@@ -178,6 +178,10 @@ _ON_CLOUD = re.compile(r"(?<![a-z])(?:on|at|via|using|use|with|in|from)\s+(?:a\s
                        r"oracle cloud|oci)(?![a-z])|(?:在|用|通过|上)\s*(?:auto\s*dl|autodl|恒源云|矩池云|阿里云|腾讯云|火山引擎|华为云|"
                        r"百度智能云)")
 API_ONLY = ("Together AI", "Replicate")
+# a cost asked beside the cloud named ("how much", "per month", "多少钱"): the rental is what is asked; "用阿里云，用什么卡"
+# asks for the card
+_COST_WORD = re.compile(r"(?<![a-z])(?:cost|costs|price|pricing|how much|per month|a month|monthly|per hour|hourly|"
+                        r"budget|bill)(?![a-z])|多少钱|费用|成本|价格|每月|一个月|月租|每小时|花多少")
 _API_WORD = re.compile(r"(?<![a-z])api(?![a-z])|接口|调用|百炼|方舟")
 _NVLINK = re.compile(r"nv\s*-?\s*link|nvl\s*桥|nvlink|桥接")
 _NO_NVLINK = re.compile(r"(?:without|no|not|w/o|不用|不要|不需要|没有|无|不带|不走|不接)\s*(?:an?\s*|the\s*)?"
@@ -242,7 +246,7 @@ def read_settings(t: Text, slots: Slots) -> None:
                 and not _API_WORD.search(s))  # "用阿里云 API": its API product, not its rented cards
     if on_cloud:
         slots.rent_at = read_provider(s)
-    rent = rent or on_cloud
+    rent = rent or (on_cloud and _COST_WORD.search(s) is not None)  # "what does hosting it on RunPod cost": renting
     if buy and rent:
         slots.buy_or_rent = "either"
     elif buy:
