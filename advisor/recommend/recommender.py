@@ -265,9 +265,7 @@ def _recommend(workload: Workload, constraints: Constraints, *, catalog: Catalog
         search = Search(model, workload, constraints, catalog)
         gpus = {g.id: g for g in candidate_gpus(catalog, constraints)}
         options, near = _search_all(search, gpus)
-    used_ok = constraints.condition == "used"
-    ranked = rank(options, workload.is_training, gpus, used_ok, constraints.region, _users(workload),
-                  bool(constraints.candidates), constraints.owned)
+    ranked = _ranked(options, gpus, workload, constraints)
     shortlist = _shortlist(search, ranked, gpus, limit)
     closest = _closest(search, near, ranked, shortlist, gpus)
     lead = quantised_lead(search, gpus, shortlist)
@@ -376,9 +374,7 @@ def _shortlist(search: Search, ranked: list[Option], gpus: dict[str, GpuSpec], l
     if any("blocked" in o.misses for o in ranked):  # labels may have gone with a blocked option: rank again
         for o in shortlist:
             o.labels = [lab for lab in o.labels if lab == "existing"]
-        shortlist = rank(shortlist, search.workload.is_training, gpus, search.constraints.condition == "used",
-                         search.constraints.region, _users(search.workload), bool(search.constraints.candidates),
-                         search.constraints.owned)
+        shortlist = _ranked(shortlist, gpus, search.workload, search.constraints)
     return shortlist
 
 
@@ -405,7 +401,7 @@ def _compact_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Opti
         sub = search.varied(replace(w, weights=fmt))
         pool = dict(gpus)
         options, _ = _search_all(sub, pool)
-        ranked = rank(options, False, pool, c.condition == "used", c.region, _users(w), bool(c.candidates), c.owned)
+        ranked = _ranked(options, pool, sub.workload, c)
         one = [o for o in ranked if o.nodes == 1 and could_lead(o, pool[o.gpu], c) and cost_of(o) <= cost_of(top)]
         for o in _shortlist(sub, one, pool, 1):
             if o.meets_targets:
@@ -416,13 +412,19 @@ def _compact_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Opti
     return []
 
 
+def _ranked(options: list[Option], gpus: dict[str, GpuSpec], workload: Workload, constraints: Constraints
+            ) -> list[Option]:
+    """`rank` with the request's own settings: used cards asked for, the region, the users, cards named, cards owned."""
+    return rank(options, workload.is_training, gpus, constraints.condition == "used", constraints.region,
+                _users(workload), bool(constraints.candidates), constraints.owned)
+
+
 def _relabel(shortlist: list[Option], lead: Option, workload: Workload, constraints: Constraints,
              gpus: dict[str, GpuSpec]) -> None:
     """The labels of a shortlist whose lead came from another search (a quantised or compact lead): "lowest cost",
     "best value" and "best performance" judged again over the merged list, each on one option (the lead's own search
     and the original ranking had each given them), the order kept and the lead still the recommended one."""
-    rank(shortlist, workload.is_training, gpus, constraints.condition == "used", constraints.region,
-         _users(workload), bool(constraints.candidates), constraints.owned)
+    _ranked(shortlist, gpus, workload, constraints)
     for o in shortlist:
         o.labels = [lab for lab in o.labels if lab != "recommended"]
     lead.labels.insert(0, "recommended")
