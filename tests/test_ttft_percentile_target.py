@@ -92,3 +92,13 @@ def test_the_cli_reads_the_percentile_as_a_number() -> None:
 
     assert main(["throughput", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--concurrency", "16",
                  "--max-ttft-ms", "60", "--ttft-percentile", "95"]) == 0
+
+
+def test_a_percentile_target_is_not_a_tail_question() -> None:
+    """"95th percentile first-token latency must stay under 2 seconds" states a target: the answer judges it at p95
+    and does not add the p99 tails a "what's the p99 latency?" question asks for."""
+    head = answer("Our support bot uses Qwen3-32B, 200 agents, 16k context, 95th percentile first-token latency must "
+                  "stay under 2 seconds. Hardware?", "en").split("<details>")[0]
+    assert "within 2000 ms at p95" in head and "at p99" not in head, head
+    asked = answer("what's the p99 latency for Llama 3.1 8B on one H100 at 64 users?", "en").split("<details>")[0]
+    assert "at p99" in asked, asked
