@@ -74,6 +74,12 @@ def chat_lengths(w: "Workload") -> bool:
         w.prompt_tokens, w.output_tokens) == (CHAT_PROMPT_TOKENS, CHAT_OUTPUT_TOKENS)
 
 
+def spread_for_tail(w: "Workload", percentile: int) -> bool:
+    """Whether a first-token target at `percentile` is judged on request lengths spread as conversations are: a tail
+    percentile (above the median) on a chat turn's default lengths, where one length would put the tail at the median."""
+    return percentile > 50 and chat_lengths(w)
+
+
 def default_context(model: object | None) -> int:
     """Tokens per sequence to size for when the user gave none: the model's own `default_context` (reasoning
     models such as DeepSeek-R1 write 16–32k-token answers; cited in knowledge/data/models), else DEFAULT_CONTEXT.

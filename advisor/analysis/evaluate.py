@@ -277,22 +277,23 @@ def _lone_config(workload: Workload, constraints: Constraints, lone: NamedConfig
     _changed_config(workload, constraints, lone, ev.named_changes, steps, ev)
 
 
-# a few users on consumer or workstation cards run the GGUF 4-bit file (llama.cpp, Ollama); a service runs AWQ
-FEW_USERS_4BIT = 4
-
-
 def _compared_at_4bit(workload: Workload, constraints: Constraints, named: list[NamedConfig],
                       steps: list[Step]) -> list[Option]:
     """The configurations compared, each at 4 bits, when none holds the job at the checkpoint's own precision: GGUF
     Q4_K_M for a few users on consumer/workstation cards (what they run), else AWQ INT4; [] when the checkpoint is
     already at 4 bits or none holds it at 4 bits either."""
+    # start-up: only two named configurations that both fail compare at 4 bits
+    from advisor.recommend.changes import FEW_USERS, GGUF_FOR
+
     catalog = load_catalog()
     model = catalog.model(workload.model) if workload.model else None
     if model is None or bits_per_weight(default_inference_format(model)) <= 4.5:
         return []
-    home = workload.concurrency <= FEW_USERS_4BIT and all(
+    # a few users on consumer or workstation cards run the GGUF file of the 4-bit class (llama.cpp, Ollama), a
+    # service AWQ (recommend.changes: the same split its engine change makes)
+    home = workload.concurrency <= FEW_USERS and all(
         catalog.gpu(n.gpu).segment in ("consumer", "workstation") for n in named)
-    fmt = "q4_k_m" if home else "awq-int4"
+    fmt = GGUF_FOR["awq-int4"] if home else "awq-int4"
     out = evaluate_named(replace(workload, weights=fmt), constraints, named, steps)
     return out if any(o.fits for o in out) else []
 

@@ -18,7 +18,7 @@ from advisor.estimator.serving_sim import Speculation
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
 from advisor.recommend.speed import roofline_view
-from advisor.workload import Workload, chat_lengths, speed_workload
+from advisor.workload import Workload, chat_lengths, speed_workload, spread_for_tail
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Seconds
 from knowledge.structs import replace
@@ -93,7 +93,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
                                              ttft_percentile=ttft_percentile,
                                              # a target at a tail percentile on a chat turn's default lengths:
                                              # the lengths spread as conversations do (_tails)
-                                             conversational=ttft_percentile > 50 and chat_lengths(w)),
+                                             conversational=spread_for_tail(w, ttft_percentile)),
                     lambda r: f"TTFT {Seconds(r.result.ttft_p50_s).text('ms', 0)}, {r.result.per_user_tokens_per_s:.1f} "
                               f"tokens/s per user at {concurrency}")
     except AdvisorError:

@@ -15,7 +15,7 @@ from advisor.estimator.results import MemoryEstimate
 from advisor.recommend import training_advice
 from advisor.recommend.parts import Margin, MfuBasis, ServingFigures, TrainingFigures, UnderLoad
 from advisor.recommend.search import NEAR_CAPACITY, Layout, Search, default_train_tokens, memory_of
-from advisor.workload import Workload, chat_lengths, speed_workload
+from advisor.workload import Workload, speed_workload, spread_for_tail
 from knowledge.errors import AdvisorError
 from knowledge.quantities import Bytes, Seconds
 from knowledge.schemas import GpuSpec
@@ -198,7 +198,7 @@ def under_load(search: Search, gpu: GpuSpec, count: int, w: Workload) -> UnderLo
 
     # a first-token target stated at a tail percentile, on a chat turn's default lengths: the lengths spread as
     # conversations do (one length for every request would put the tail at the median; analysis.limits._tails)
-    spread = search.constraints.ttft_percentile > 50 and chat_lengths(w)
+    spread = spread_for_tail(w, search.constraints.ttft_percentile)
     try:
         rep = simulate_serving(search.model, gpu, count, w, load_calibration(), concurrency=w.concurrency,
                                ladder=False, conversational=spread)

@@ -32,6 +32,7 @@ from advisor.conversation.dialog.load import (
 from advisor.conversation.dialog.money import money_constraints
 from advisor.conversation.reader.constraints import FOREIGN_VENDORS
 from advisor.conversation.reader.extract import GpuMention, Slots, extract
+from advisor.conversation.reader.rental import same_provider
 from advisor.conversation.reader.words import CODING_USE
 from advisor.estimator.formats import FORMATS, NATIVE_GGUF
 from advisor.estimator.memory import default_inference_format
@@ -598,8 +599,7 @@ SRC_CODING_CONTEXT = "advisor.conversation.dialog.machine.CODING_CONTEXT (Ollama
 
 def cards_rented_at(provider: str) -> tuple[str, ...]:
     """The catalog cards with a dated cloud quote from `provider` (reader.rental's canonical name)."""
-    p = provider.lower()
-    return tuple(g.id for g in default_catalog().gpus if any(q.provider.lower().startswith(p) for q in g.cloud))
+    return tuple(g.id for g in default_catalog().gpus if any(same_provider(q.provider, provider) for q in g.cloud))
 
 
 def coding_use(s: Slots) -> bool:

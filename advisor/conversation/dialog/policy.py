@@ -22,7 +22,7 @@ from advisor.conversation.dialog import compare, rent
 from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.lang import say
-from advisor.conversation.reader.rental import read_provider
+from advisor.conversation.reader.rental import read_provider, same_provider
 from advisor.conversation.reader.usage import DAYS_PER_MONTH
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
@@ -97,8 +97,8 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     top = [x for x in rentable if x[0] is options[0]]
     priced = [x for x in rentable if (((x[0].get("tco") or {}).get("purchase") or {}).get("total") or {}).get("amount")]
     # "host it on Lambda": the first option that provider rents, when one does (its quote then leads, below)
-    named = read_provider(text_asked.lower()) if stated is None else None
-    listed = [x for x in rentable if named and any(q.provider.lower().startswith(named.lower()) for q in x[2].cloud)]
+    asked_at = read_provider(text_asked.lower()) if stated is None else None  # "on Lambda": that provider first
+    listed = [x for x in rentable if asked_at and any(same_provider(q.provider, asked_at) for q in x[2].cloud)]
     opt, gpu, rented = (listed[:1] or top or priced or rentable)[0]
     count = int(opt.get("count") or 1)
 
@@ -123,10 +123,9 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                      suffix=t("rent.gpu_hours", lang))
     parts = []
     quotes = _quotes(rented, region, rate)
-    asked_at = read_provider(text_asked.lower()) if stated is None else None  # "on Lambda": that provider first
     unlisted = ""
     if asked_at is not None:
-        theirs = [q for q in quotes if q[0].rstrip("*").lower().startswith(asked_at.lower())]
+        theirs = [q for q in quotes if same_provider(q[0], asked_at)]
         quotes = theirs + [q for q in quotes if q not in theirs]
         if not theirs:  # said first: the quotes that follow are other providers'
             unlisted = t("rent.stated.not_listed", lang, provider=provider_label(asked_at, lang), gpu=rented.name).strip() + " "

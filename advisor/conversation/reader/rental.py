@@ -165,6 +165,12 @@ def read_provider(s: str) -> str | None:
     return min(found)[1] if found else None
 
 
+def same_provider(quoted: str, named: str) -> bool:
+    """Whether a catalog quote's provider ("AWS (g6e.xlarge, us-east-1)", "RunPod*" for an overseas quote) is the
+    provider `named` (read_provider's canonical name)."""
+    return quoted.rstrip("*").lower().startswith(named.lower())
+
+
 def _clause(s: str, start: int, end: int, before: int = 40, after: int = 48) -> tuple[str, str]:
     """The text of the amount's clause before and after it (cut at clause punctuation)."""
     b = _CLAUSE.split(s[max(0, start - before):start])[-1]

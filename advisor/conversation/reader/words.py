@@ -242,10 +242,10 @@ def read_settings(t: Text, slots: Slots) -> None:
             break
     buy, rent = bool(_BUY.search(s)), bool(_RENT.search(s))
     # "host it on RunPod", "在 AutoDL 上跑": a cloud that rents cards, named as where the job runs, is renting
-    on_cloud = (not buy and _ON_CLOUD.search(s) is not None and read_provider(s) not in API_ONLY
-                and not _API_WORD.search(s))  # "用阿里云 API": its API product, not its rented cards
+    cloud = read_provider(s) if not buy and _ON_CLOUD.search(s) else None
+    on_cloud = cloud is not None and cloud not in API_ONLY and not _API_WORD.search(s)  # "用阿里云 API": its API
     if on_cloud:
-        slots.rent_at = read_provider(s)
+        slots.rent_at = cloud
     rent = rent or (on_cloud and _COST_WORD.search(s) is not None)  # "what does hosting it on RunPod cost": renting
     if buy and rent:
         slots.buy_or_rent = "either"

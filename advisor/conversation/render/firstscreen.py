@@ -35,6 +35,7 @@ from advisor.conversation.render.book import (
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
+    market_only_block,
     miss_words,
     misses,
     need_and_usable,
@@ -44,7 +45,7 @@ from advisor.conversation.render.options_table import (
     opt_name,
     opt_price,
     opt_speed,
-    restates,
+    ruled_beyond_market,
     user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller
@@ -245,7 +246,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         limits = fit_limits_text(ev.fit_limits, book, lang) if ev.fit_limits is not None else ""
         # fits, but an engineering rule forbids running it so ("not enough CPU RAM for the offload it relies on"):
         # not a "yes"; a market rule (can it be bought in China) keeps the yes with its "but"
-        if any(f.severity == "block" and f.topic != "market" and not restates(f, o) for f in o.findings):
+        if ruled_beyond_market(o):
             return Lead(t("screen.option.fits_blocked", lang, name=name, missing=t("list.sep", lang).join(missing),
                           lay=lay, need=need, usable=usable, tail=tail, limits=limits),
                         "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
@@ -450,8 +451,7 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     ruled = [m for m in misses(top, lang, running=True) if m != miss_words("deadline", lang)]
     if ruled:  # a time on a configuration a rule rules out (host RAM for its offload): said, with what runs instead
         text = text.rstrip("。.") + t("screen.but", lang, missing=t("list.sep", lang).join(ruled)) + t("sentence.end", lang)
-        hard = any(f.severity == "block" and f.topic != "market" and not restates(f, top) for f in top.findings)
-        alt = _best_other(ev, top) if hard or "candidate" not in top.labels else None  # a market note: theirs runs it
+        alt = None if market_only_block(top) else _best_other(ev, top)  # a market note: their cards run it
         if alt is not None and alt.training is not None and alt.training.wall:
             text += t("screen.time.instead", lang, name=opt_name(alt, book), days=opt_days(alt, book, lang),
                       lay=opt_layout(alt, lang, book))

@@ -28,7 +28,7 @@ from advisor.estimator.calibration import load_calibration
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.throughput import time_to_first_token
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN
-from advisor.workload import CHAT_OUTPUT_TOKENS, chat_lengths, speed_workload
+from advisor.workload import CHAT_OUTPUT_TOKENS, speed_workload, spread_for_tail
 from knowledge.catalog import load_catalog
 from knowledge.errors import InputError
 from knowledge.messages import t
@@ -482,7 +482,7 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
         p95 += t("screen.load.p99_spread" if load.get("tails_spread") else "screen.load.p99", lang, p99=book.duration(
             f"p99 time to first token at {load['concurrency']} users on {on}", Seconds(load["ttft_p99_s"]), "ms",
             SRC_LOAD, 0))
-    elif pct == 95 and chat_lengths(speed_workload(ev.workload)):  # a p95 target: its tail is of spread lengths
+    elif pct == 95 and spread_for_tail(speed_workload(ev.workload), pct):  # a p95 target: its tail of spread lengths
         p95 += t("screen.load.p95_spread", lang)
     bits = [t("screen.load.ttft", lang, ttft=ttft, p95=p95)]
     per_v = load["per_user_tokens_per_s"]

@@ -102,6 +102,18 @@ def restates(f: Finding, o: Option) -> bool:
     return (not o.fits) if miss == "fit" else (miss is not None and miss in o.misses)
 
 
+def ruled_beyond_market(o: Option) -> bool:
+    """A rule other than a market one (and other than the misses shown anyway) rules `o` out: an engineering rule
+    about running it (host RAM for its offload), not one about buying the cards in a region."""
+    return any(f.severity == "block" and f.topic != "market" and not restates(f, o) for f in o.findings)
+
+
+def market_only_block(o: Option) -> bool:
+    """A configuration the person named whose only rulings (beyond the misses shown anyway) are market rules: about
+    buying the cards there, not about running the job on them."""
+    return "candidate" in o.labels and not ruled_beyond_market(o)
+
+
 def misses(o: Option, lang: str, *, running: bool = False) -> list[str]:
     """What `o` misses, in words, each once: "ruled out by a rule" only when a block finding says more than a miss
     already listed (a market or capability rule), not when the blocking rule is the missed deadline itself.
@@ -111,7 +123,7 @@ def misses(o: Option, lang: str, *, running: bool = False) -> list[str]:
     blocks = [f for f in o.findings if f.severity == "block"]
     keep = [m for m in o.misses if m != "blocked" or not blocks or any(not restates(f, o) for f in blocks)]
     named = [rule_title(f.rule_id, lang) for f in blocks if not restates(f, o)]
-    market_only = running and "candidate" in o.labels and all(f.topic == "market" for f in blocks if not restates(f, o))
+    market_only = running and market_only_block(o)
     key = "option.market_note" if market_only else "option.ruled_out"
     return [message(key, lang, why=message("option.ruled_out_sep", lang).join(named))
             if m == "blocked" and named else miss_words(m, lang) for m in keep]
