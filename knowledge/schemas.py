@@ -229,6 +229,12 @@ class GpuSpec(Strict):
         return self.software_stack or _VENDOR_STACK[self.vendor]
 
     @property
+    def scale_up(self) -> bool:
+        """The server's cards share a switched card-to-card fabric (NVLink switch, Infinity Fabric, Ascend HCCS):
+        a model split over servers then crosses the scale-out network only between whole baseboards."""
+        return self.link_kind in ("nvlink-switch", "infinity-fabric", "hccs")
+
+    @property
     def is_machine(self) -> bool:
         """A whole computer with unified memory (counted in machines, not cards; no tensor parallel across them)."""
         return self.interface == "soc" or self.unified_memory is not None

@@ -141,6 +141,8 @@ class ConfigFacts(_Facts):
     memory_bytes: Annotated[int, Meta(gt=0, description="memory of one GPU")] | None = None
     tdp_w: Annotated[float, Meta(gt=0)] | None = None
     nvlink: Annotated[bool, Meta(description="the card has NVLink (bridge or switch)")] | None = None
+    scale_up: Annotated[bool, Meta(description="a switched card-to-card fabric in the server (NVLink switch, "
+                                               "Infinity Fabric, HCCS)")] | None = None
     modded: Annotated[bool, Meta(description="community memory mod (2080 Ti 22G)")] = False
     software_stack: Annotated[Stack, Meta(description="cuda, rocm, cann, metal or synapseai (knowledge GpuSpec.stack)")] | None = None
     bf16: Annotated[bool, Meta(description="the card has BF16 compute")] | None = None
@@ -281,6 +283,7 @@ class ConfigFacts(_Facts):
             "tdp_w": gpu.tdp_w,
             # a card-to-card link (NVLink, Infinity Fabric, Ascend's HCCS), its bandwidth published or not
             "nvlink": gpu.nvlink_bytes_per_s > 0 or gpu.link_kind != "none",
+            "scale_up": gpu.scale_up,
             "modded": gpu.modded,
             "software_stack": gpu.stack,
             "bf16": gpu.supports_bf16,

@@ -51,6 +51,18 @@ RULES: tuple[RuleMeta, ...] = (
         summary="Consumer cards across nodes: transfer losses and stability make A100/H100-class cards preferable.",
     ),
     RuleMeta(
+        id="risk-pcie-multi-node",
+        topic="risk",
+        applies_to=CONFIG,
+        # one copy of the model split over servers of PCIe cards: every pipeline hand-over or gradient exchange
+        # crosses the servers' network, with no switched fabric inside them either (independent replicas exempt)
+        when=(f.segment == "datacenter") & (f.scale_up == False) & (f.nodes > 1) & (TRAINING | (f.pp > 1)),  # noqa: E712
+        severity="warn",
+        source=GUIDE_003,
+        section=_VALUE_CONCLUSIONS + ": 在集群环境下，考虑到数据传输损耗和集群运行稳定性，A100/H100仍是首选",
+        summary="PCIe cards with one model split across servers: prefer NVLink-switched baseboards for a cluster.",
+    ),
+    RuleMeta(
         id="risk-geforce-datacenter-licence",
         topic="risk",
         applies_to=CONFIG,

@@ -48,9 +48,17 @@ SLOW_FACTOR = 2.0
 
 
 def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
-    """Consumer or workstation cards spread over several servers: no NVLink switch, no peer-to-peer, PCIe and
-    Ethernet between machines (rules risk-consumer-multi-node, sizing-pcie-tensor-parallel)."""
-    return o.nodes > 1 and gpus[o.gpu].segment in ("consumer", "workstation")
+    """Cards spread over several servers without a scale-up fabric: consumer or workstation cards on any multi-server
+    layout (no NVLink switch, no peer-to-peer, PCIe and Ethernet between machines), and data-centre cards without a
+    switched fabric (`GpuSpec.scale_up`: L4, L40S, H100 PCIe) when one copy of the model is split across the servers (a pipeline or a training step crosses Ethernet; independent
+    replicas, one per server, exchange nothing). Rules risk-consumer-multi-node, risk-pcie-multi-node: in a cluster
+    the guide prefers NVLink-class cards for transfer losses and stability (GUIDE_003)."""
+    if o.nodes <= 1:
+        return False
+    gpu = gpus[o.gpu]
+    if gpu.segment in ("consumer", "workstation"):
+        return True
+    return not gpu.scale_up and (o.training is not None or o.layout.pp > 1)
 
 
 def second_hand(o: Option, gpu: GpuSpec) -> bool:

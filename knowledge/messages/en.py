@@ -227,6 +227,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rule.title.risk-modded-card": "Modded card: no warranty",
     "rule.title.risk-used-card": "Used card risk",
     "rule.title.risk-consumer-multi-node": "Consumer cards across nodes",
+    "rule.title.risk-pcie-multi-node": "PCIe cards with the model split across servers",
     "rule.title.risk-geforce-datacenter-licence": "GeForce licence excludes data centres",
     "rule.title.risk-575w-card": "High-power card: power and cooling",
     "rule.title.risk-workstation-power": "Power and cooling for a many-card box",

@@ -186,6 +186,10 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.risk-consumer-multi-node": "{count} consumer cards across {nodes} nodes: guide-003 notes that in a cluster, data-transfer losses and "
         "stability make data-centre cards (A100/H100, or their market versions in China) the first choice. "
         "Expect lower scaling efficiency and more interruptions than the single-card value suggests.",
+    "rules.risk-pcie-multi-node": "{count} {gpu} across {nodes} servers, one copy of the model split over them: these PCIe cards "
+        "have no switched fabric, so every pipeline hand-over or gradient exchange crosses the servers' network. "
+        "Guide-003 prefers NVLink-class cards in a cluster for transfer losses and stability; one server of "
+        "NVLink-switched cards that holds the model is usually simpler to run.",
     "rules.risk-geforce-datacenter-licence": "NVIDIA's GeForce driver licence (section 2.1.3) excludes data-centre deployment, except blockchain "
         "processing. A multi-node {gpu} cluster hosted in a data centre may fall under that clause: check "
         "before building one (not legal advice).",

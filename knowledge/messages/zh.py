@@ -226,6 +226,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rule.title.risk-modded-card": "魔改卡：无保修",
     "rule.title.risk-used-card": "二手卡风险",
     "rule.title.risk-consumer-multi-node": "消费级卡跨节点",
+    "rule.title.risk-pcie-multi-node": "PCIe 卡跨服务器切分模型",
     "rule.title.risk-geforce-datacenter-licence": "GeForce 许可不含数据中心",
     "rule.title.risk-575w-card": "高功耗显卡：供电与散热",
     "rule.title.risk-workstation-power": "多卡整机的供电与散热",

@@ -301,8 +301,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     if context is None and task == "inference" and coding_use(s):
         # a coding assistant or agent sends files and tool output with every request: the context coding tools need
         # (CODING_CONTEXT, Ollama's guide), within the model's own window
-        known = default_catalog().find_model(s.model or "")
-        context = max(default_context(known), min(CODING_CONTEXT, known.max_context if known else CODING_CONTEXT))
+        context = coding_context(s)
         notes.append(Assumption(*pair("assumption.context_coding"), {"ctx": (context, "tokens", SRC_CODING_CONTEXT)}))
     if context is None:
         context = default_context(default_catalog().find_model(s.model or "") if task == "inference" else None)
@@ -605,6 +604,13 @@ def cards_rented_at(provider: str) -> tuple[str, ...]:
 def coding_use(s: Slots) -> bool:
     """A coding use said ("as a coding assistant", "写代码") or a coder model named ("Qwen2.5-Coder-32B")."""
     return bool(s.coding or CODING_USE.search((s.model or "").lower()))
+
+
+def coding_context(s: Slots) -> int:
+    """The context a coding use is sized at when none was said: CODING_CONTEXT within the model's own window, never
+    below the model's default."""
+    known = default_catalog().find_model(s.model or "")
+    return max(default_context(known), min(CODING_CONTEXT, known.max_context if known else CODING_CONTEXT))
 
 
 def prompt_fills(s: Slots) -> int | None:

@@ -153,9 +153,8 @@ _PEOPLE_WORD_NUM = (r"(?<![a-z])(?:two|three|four|five|six|seven|eight|nine|ten|
 # people who use the service ("team of 15", "a 40-person company", "我们组15个人用", "全公司 300 人"): a headcount, of
 # whom only a share is active at once (the dialog's peak share); simultaneity words after it make it a concurrency
 _HEADCOUNT = [
-    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|名员工|名工程师|名同事|名学生|位同事|个同事|个员工|"
-               r"位员工|个学生|个同学|位同学|名同学|位老师|名老师|个老师|名客服|个客服|位客户|个客户|名研究员|号人|人使用|人用|"
-               r"(?:个|名|位)(?:开发者|开发人员|程序员|研发)|(?:个|名|位)?(?:客服)?(?:坐席|座席|工位)|"
+    re.compile(rf"(?P<num>{with_scale(NUM)})\s*(?:个人(?!学习|开发|研究|电脑|工作站|使用)|号人|人使用|人用|"
+               r"(?:个|名|位)(?:员工|工程师|算法工程师|同事|学生|同学|老师|客服|客户|研究员|研究生|分析师|开发者|开发人员|程序员|研发)|(?:个|名|位)?(?:客服)?(?:坐席|座席|工位)|"
                r"人(?=\s*(?:部署|团队|规模|访问|调用|的|公司|小组|左右|上下|呢|吧|吗|了|的话|$|[，。,.?？!！；;])))"),
 
     re.compile(rf"(?:团队|公司|全公司|组里|组内|我们组|小组|部门|实验室|课题组|全组|全员)\s*(?:有|共|一共|总共|大概|约|大约)?\s*"

@@ -8,7 +8,14 @@ import re
 from typing import TYPE_CHECKING
 
 from advisor.conversation.dialog.load import rate_concurrency
-from advisor.conversation.dialog.machine import DEFAULT_MODEL, DialogState, default_weights
+from advisor.conversation.dialog.machine import (
+    DEFAULT_MODEL,
+    SRC_CODING_CONTEXT,
+    DialogState,
+    coding_context,
+    coding_use,
+    default_weights,
+)
 from advisor.conversation.reader.extract import MAX_CHARS, Slots
 from advisor.conversation.reader.lang import say
 from advisor.conversation.reader.names import not_a_language_model
@@ -86,6 +93,9 @@ def question_text(slot: str | None, state: DialogState, lang: str, catalog: Cata
     if slot == "context" and (s.task or s.task_generic) not in (None, "inference"):
         ctx = book.tokens("default context", DEFAULT_CONTEXT, SRC_DEFAULT, lang)
         return t("question.sequence_length", lang, default=ctx)
+    if slot == "context" and coding_use(s):  # a coding use's 32K, as the answer assumed
+        ctx = book.tokens("default context", coding_context(s), SRC_CODING_CONTEXT, lang)
+        return t("question.context", lang, default=ctx)
     if slot == "context":  # the model's own default (a reasoning model writes long answers), as the answer assumed
         spec = catalog.find_model(s.model) if catalog is not None and s.model else None
         ctx = book.tokens("default context", default_context(spec), "advisor.workload.default_context", lang)

@@ -1,0 +1,95 @@
+"""Answers checked as the person who asked would read them (Dec 8): a large model for a team is not led by PCIe
+cards pipelined over several servers, a Chinese headcount said with 个/位 and a role is a headcount, and the next
+question offers the context the answer was sized at."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.conversation.reader.extract import extract
+from advisor.conversation.session import Conversation
+from advisor.recommend.recommender import recommend, spread_consumer
+from advisor.workload import Constraints, Workload
+from knowledge.catalog import load_catalog
+
+CAT = load_catalog()
+GPUS = {g.id: g for g in CAT.gpus}
+
+
+def turn(text: str, lang: str = "en"):  # type: ignore[no-untyped-def]
+    return Conversation(driver="deterministic", lang=lang).respond(text)
+
+
+# --- one copy of a model split over servers of PCIe cards does not lead --------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "We want a coding agent on DeepSeek-V3 for our 30 engineers. What hardware should we buy?",
+    "Serve DeepSeek-V3 to 30 developers as a coding assistant - what should we buy?",
+    "DeepSeek-V3 for a team of 25, which GPUs and how many?",
+])
+def test_a_team_model_is_not_led_by_pcie_cards_over_servers(text: str) -> None:
+    """DeepSeek-V3 for a team had led with 40 L4 in 5 servers (TP 8 × PP 5 over Ethernet), the lowest purchase: a
+    cluster of PCIe cards the guide's "A100/H100 in a cluster" advice and any operator would put after one server of
+    NVLink-switched cards."""
+    t = turn(text)
+    lead = next(o for o in t.options if "recommended" in o["labels"])
+    gpu = GPUS[lead["gpu"]]
+    assert lead["nodes"] == 1 or gpu.scale_up, lead
+    assert "L4" not in t.answer.split("\n")[0], t.answer[:300]
+
+
+def test_the_ranking_puts_pcie_pipelines_over_servers_after_one_server() -> None:
+    rec = recommend(Workload(model="deepseek-v3", task="inference", concurrency=3, context=32768), Constraints())
+    lead = rec.options[0]
+    assert "recommended" in lead.labels and not spread_consumer(lead, GPUS), lead
+    spread = [o for o in rec.options if o.nodes > 1 and not GPUS[o.gpu].scale_up and o.layout.pp > 1]
+    for o in spread:  # every PCIe pipeline over servers comes after the lead
+        assert rec.options.index(o) > 0
+
+
+def test_replicas_one_per_server_are_not_spread() -> None:
+    """Independent copies, one per server, exchange nothing over the network: not penalised as a split model."""
+    rec = recommend(Workload(model="llama-3.1-8b", task="inference", concurrency=400, context=4096),
+                    Constraints(candidates=("l4",)))
+    replicas = [o for o in rec.options if o.gpu == "l4" and o.nodes > 1 and o.layout.pp == 1]
+    assert replicas, rec.options
+    assert not any(spread_consumer(o, GPUS) for o in replicas)
+
+
+# --- a Chinese headcount said with a measure word and a role --------------------------------------------------------
+
+@pytest.mark.parametrize("text, people", [
+    ("我们 30 个工程师想用 DeepSeek-V3 做代码助手，买什么硬件？", 30),
+    ("20 位工程师用 Qwen2.5-72B，需要几张卡？", 20),
+    ("公司 15 个员工要用 Qwen2.5-32B 做知识库问答", 15),
+    ("12 位研究员共用一台 Llama-3.1-70B 服务器", 12),
+    ("40 名分析师要用 Qwen3-32B", 40),
+])
+def test_people_counted_with_a_measure_word_are_a_headcount(text: str, people: int) -> None:
+    s = extract(text.lower(), CAT, lang="zh")
+    assert s.headcount == people and s.concurrency is None, s
+
+
+def test_the_headcount_sets_the_load_in_the_chinese_answer() -> None:
+    """30 engineers at the default peak share of 10 %: 3 at once, as the English answer has it (it had been 1)."""
+    t = turn("我们 30 个工程师想用 DeepSeek-V3 做代码助手，买什么硬件？", "zh")
+    assert "3 路并发" in t.answer, t.answer[:500]
+
+
+def test_users_at_once_stay_a_concurrency() -> None:
+    s = extract("30 个工程师同时使用 qwen2.5-72b", CAT, lang="zh")
+    assert s.concurrency == 30, s
+
+
+# --- the next question offers the context the answer was sized at ----------------------------------------------------
+
+@pytest.mark.parametrize("text, lang, shown", [
+    ("We want a coding agent on DeepSeek-V3 for our 30 engineers. What hardware should we buy?", "en", "32768 tokens"),
+    ("Qwen2.5-Coder-32B as a copilot for 10 devs, which GPU?", "en", "32768 tokens"),
+    ("Llama-3.1-70B chat for 10 people, which GPU?", "en", "4096 tokens"),
+])
+def test_the_context_question_offers_the_default_used(text: str, lang: str, shown: str) -> None:
+    t = turn(text, lang)
+    asked = [line for line in t.answer.split("\n") if "context length" in line]
+    if asked:  # the next question may be another slot; where it is the context, it offers what was assumed
+        assert shown in asked[0], asked[0]
