@@ -233,6 +233,10 @@ class Constraints(Frozen):
     owned: Annotated[tuple[str, ...], Meta(description="GPU ids the user already has, count not said: judged as owned by the market rules")] = ()
     # restrict the search to these GPU ids ("we sell H20, L20 and 4090 servers")
     candidates: Annotated[tuple[str, ...], Meta(description="only consider these GPUs")] = ()
+    # the candidates are a pool the search chooses from (the cards a named cloud rents, every card but those ruled
+    # out), not cards the user named: the named-card behaviours (no default speed target, a 4-bit lead on each card,
+    # the stack preference skipped) do not apply
+    candidates_pool: Annotated[bool, Meta(description="candidates are a pool to choose from, not cards the user named")] = False
     max_gpus_per_node: Annotated[int, Meta(ge=1, le=16, description="GPUs per server at most")] = 8
     max_nodes: Annotated[int, Meta(ge=1, le=4096)] = 64
     power_limit_w: Annotated[float, Meta(gt=0, le=1e9, description="power limit in watts"), FINITE] | None = None
@@ -255,3 +259,8 @@ def field_bounds(model: type[msgspec.Struct], name: str) -> tuple[float | None, 
     """(lo, hi, lo_open, hi_open) of a struct field's ge/gt/le/lt limits: one place for each limit, read by the
     CLI's option types and the chat's range check."""
     return bounds(model, name)
+
+
+def named_cards(c: Constraints) -> tuple[str, ...]:
+    """The cards the user named: `candidates`, unless they are a pool to choose from (`candidates_pool`)."""
+    return () if c.candidates_pool else c.candidates

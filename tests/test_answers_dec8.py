@@ -93,3 +93,38 @@ def test_the_context_question_offers_the_default_used(text: str, lang: str, show
     asked = [line for line in t.answer.split("\n") if "context length" in line]
     if asked:  # the next question may be another slot; where it is the context, it offers what was assumed
         assert shown in asked[0], asked[0]
+
+
+# --- a cloud named as the host: its cards, its instance ---------------------------------------------------------------
+
+def test_every_cloud_offer_names_a_catalog_card_and_a_source() -> None:
+    from knowledge.cloud_offers import load_cloud_offers
+
+    for o in load_cloud_offers().offers:
+        assert CAT.gpu(o.gpu).id == o.gpu, o
+        assert o.source in CAT.sources, o
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("We'll host Llama-3.1-70B on AWS for 20 users. Which GPU?", "en"),
+    ("Deploying Qwen2.5-72B on AWS for a team of 30, what instance/GPU should we use?", "en"),
+    ("我们打算在 AWS 上部署 Qwen2.5-72B，给 30 个人用，选什么卡？", "zh"),
+])
+def test_a_cloud_host_is_sized_over_its_cards_and_names_the_instance(text: str, lang: str) -> None:
+    """"On AWS" had sized over the one AWS card the price catalog quotes (L40S: 4 cards at 16 tokens/s, laggy), and,
+    taking the cloud's cards for cards the user named, led with a 4-bit T4 layout once more cards were listed."""
+    from knowledge.cloud_offers import load_cloud_offers
+
+    t = turn(text, lang)
+    aws = set(load_cloud_offers().cards_of("AWS")) | {"l40s"}
+    lead = next((o for o in t.options if "recommended" in o["labels"]), t.options[0])  # mainland China: none sold
+    assert lead["gpu"] in aws and lead["gpu"] not in ("t4", "l40s"), lead
+    assert all(o["gpu"] in aws for o in t.options), [o["gpu"] for o in t.options]
+    assert "p5" in t.answer.split("\n\n")[2] or "p5" in t.answer[:1500], t.answer[:1500]
+
+
+def test_a_cloud_pool_is_not_named_cards() -> None:
+    """The pool of a cloud's cards keeps the default interactivity target and no 4-bit lead per card."""
+    t = turn("We'll host Llama-3.1-70B on AWS for 20 users. Which GPU?")
+    assert t.workload["constraints"].get("candidates_pool") is True
+    assert not any("quantised" in o["labels"] for o in t.options), t.options

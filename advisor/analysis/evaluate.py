@@ -92,7 +92,7 @@ def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> A
                                                    if m.gpu == rented["gpu"] and not m.count else m for m in request.named))
     model = catalog.model(workload.model or "")
     ev = Analysis(workload=workload, constraints=constraints, model=model, intent=request.intent, stated=request.stated,
-                  inferred=request.inferred, asks_users=request.asks_users, asks_need=request.asks_need,
+                  inferred=request.inferred, host_cloud=request.host_cloud, asks_users=request.asks_users, asks_need=request.asks_need,
                   asks_speed=request.asks_speed, asks_context=request.asks_context, asks_batch=request.asks_batch,
                   asks_servers=request.asks_servers, asks_token_cost=request.asks_token_cost,
                   asks_why_count=request.asks_why_count, reference_method=request.reference_method,

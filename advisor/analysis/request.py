@@ -63,6 +63,7 @@ class AnalysisRequest(Frozen):
     capacity_count: Annotated[int, Meta(ge=1, le=1024)] | None = None
     stated: tuple[str, ...] = ()  # the workload fields the user stated (the rest are defaults or inferred)
     inferred: tuple[str, ...] = ()  # fields implied by what was said (a concurrency from a request rate)
+    host_cloud: str | None = None  # the cloud named as the host ("on AWS"): its cards are the candidates
     asks_users: bool = False  # "how many users can it serve?"
     asks_context: bool = False  # "what's the longest context on it?"
     asks_batch: bool = False  # "what batch size can I use?"

@@ -203,6 +203,7 @@ class Analysis(msgspec.Struct):
     fit_limits: FitLimits | None = None
     stated: tuple[str, ...] = ()  # the job's fields the user stated (context, concurrency, …): labelled "user input"
     inferred: tuple[str, ...] = ()  # fields implied by what was said (a concurrency from a request rate): "inferred"
+    host_cloud: str | None = None  # the cloud named as the host: the answer names its instance for the lead
 
 
 def top_option(ev: Analysis) -> Option | None:

@@ -10,7 +10,7 @@ from advisor.recommend.prices import cost_of, total_price
 from advisor.recommend.rank import STACK_MARGIN, mainstream_stack
 from advisor.recommend.results import Option, Recommendation
 from advisor.recommend.search import MIN_HEADROOM, Search
-from advisor.workload import DEFAULT_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, named_cards
 from knowledge.messages import t
 from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec
@@ -85,7 +85,7 @@ def stack_assumption(search: Search, rec: Recommendation, gpus: dict[str, GpuSpe
     offered: the rule, and which way it went for this answer. None when the user named the cards or every
     offered option runs CUDA/ROCm (or the region's mainstream stack)."""
     w, c = search.workload, search.constraints
-    if c.candidates:
+    if named_cards(c):
         return None
     users = 1 if w.is_training else w.concurrency
 

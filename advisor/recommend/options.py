@@ -32,7 +32,7 @@ from advisor.recommend.search import (
     wider_groups,
 )
 from advisor.recommend.speed import Speed, margin, speed
-from advisor.workload import Workload
+from advisor.workload import Workload, named_cards
 from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec
 from knowledge.structs import given, replace
@@ -266,7 +266,7 @@ def quantised_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Opt
     4-bit configuration on that card (the first format of QUANTISED_FORMATS that no rule blocks; AWQ needs Turing
     or newer) — to lead the answer."""
     w, c = search.workload, search.constraints
-    if w.is_training or w.weights is not None or not c.candidates:
+    if w.is_training or w.weights is not None or not named_cards(c):
         return []
     out: list[Option] = []
     pairs = counts(c)

@@ -99,7 +99,7 @@ from advisor.recommend.search import (
     why_unsized,
 )
 from advisor.recommend.speed import fill_load
-from advisor.workload import Constraints, Workload, default_context
+from advisor.workload import Constraints, Workload, default_context, named_cards
 from knowledge.catalog import Catalog, load_catalog
 from knowledge.errors import InputError
 from knowledge.messages import t
@@ -321,7 +321,7 @@ def _default_interactivity(workload: Workload, c: Constraints) -> Constraints | 
     the user named: replicating a named card until each copy serves a handful of users at the default speed (80×
     L40S for 20 users of a 72B model) answers no one; the answer says the speed and the copies the target takes."""
     if (workload.is_training or c.max_ms_per_token is not None or c.min_tokens_per_s is not None
-            or c.candidates or c.existing is not None or workload.engine == "llama.cpp"):
+            or named_cards(c) or c.existing is not None or workload.engine == "llama.cpp"):
         return None
     return replace(c, max_ms_per_token=INTERACTIVE_MS_PER_TOKEN)
 
@@ -346,7 +346,7 @@ def _search_all(search: Search, gpus: dict[str, GpuSpec]) -> tuple[list[Option],
         if opt is not None:
             (options if opt.fits else near).append(opt)
     pairs = counts(c)
-    named = {search.catalog.gpu(n).id for n in c.candidates}
+    named = {search.catalog.gpu(n).id for n in named_cards(c)}
     for gpu in gpus.values():
         boards = pairs if gpu.interface == "pcie" or gpu.id in named or c.condition == "used" else [
             (n, k) for n, k in pairs if n // k in BASEBOARD_SIZES]  # SXM/OAM: whole 4- or 8-GPU baseboards
@@ -416,7 +416,7 @@ def _ranked(options: list[Option], gpus: dict[str, GpuSpec], workload: Workload,
             ) -> list[Option]:
     """`rank` with the request's own settings: used cards asked for, the region, the users, cards named, cards owned."""
     return rank(options, workload.is_training, gpus, constraints.condition == "used", constraints.region,
-                _users(workload), bool(constraints.candidates), constraints.owned)
+                _users(workload), bool(named_cards(constraints)), constraints.owned)
 
 
 def _relabel(shortlist: list[Option], lead: Option, workload: Workload, constraints: Constraints,

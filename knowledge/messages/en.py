@@ -923,6 +923,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.lead_format": "{fmt} weights (the model's own {own} takes more servers)",
     "screen.assumed.fp8_training": "FP8 training (FP8 GEMMs, BF16 master weights)",
     "screen.assumed.answer": "answers of {output} (a chat turn's, the ShareGPT average: say how long yours are)",
+    "screen.assumed.on_cloud": "among the cards {provider} rents",
+    "screen.assumed.on_cloud_instance": "among the cards {provider} rents: the lead is {n}× {instance} ({k}× {gpu} each)",
     "screen.assumed.chat": "first token and load for a chat turn of {prompt} in and {output} out (ShareGPT averages)",
     "screen.assumed.length": "“{said}” read as {tokens} {which} ({ratio})",
     "screen.assumed.length.prompt_tokens": "in",

@@ -915,6 +915,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.assumed.lead_format": "{fmt} 权重（按原精度 {own} 要更多台服务器）",
     "screen.assumed.fp8_training": "FP8 训练（矩阵乘用 FP8，主权重 BF16）",
     "screen.assumed.answer": "每次回答 {output}（按一轮对话的 ShareGPT 平均，实际长度不同请告诉我）",
+    "screen.assumed.on_cloud": "只在 {provider} 出租的卡中选",
+    "screen.assumed.on_cloud_instance": "只在 {provider} 出租的卡中选：首选方案对应 {n} 台 {instance}（每台 {k} 张 {gpu}）",
     "screen.assumed.chat": "首 token 与负载按一轮对话（输入 {prompt}、输出 {output}，ShareGPT 平均）",
     "screen.assumed.length": "“{said}”按{which} {tokens} 计（{ratio}）",
     "screen.assumed.length.prompt_tokens": "输入",

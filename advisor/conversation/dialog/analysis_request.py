@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.conversation.dialog.load import job_default_day, volume_rate
-from advisor.conversation.dialog.machine import DialogState, coding_use, prompt_fills
+from advisor.conversation.dialog.machine import DialogState, cards_rented_at, coding_use, prompt_fills
 from advisor.conversation.reader.slots import Slots
 from advisor.workload import Constraints, Workload
 
@@ -59,6 +59,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),
         asks_why_count=asks_why_count, engines=engines, reference_method=reference_method, asks_cheapest=asks_cheapest,
         asks_minimum=asks_minimum, asks_api=asks_api, api_provider=api_provider, asks_monthly=asks_monthly,
+        host_cloud=s.rent_at if constraints.candidates_pool and s.rent_at and cards_rented_at(s.rent_at) else None,
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ()),
                   # no context said, a coding use: the coding tools' context (dialog.machine.CODING_CONTEXT)

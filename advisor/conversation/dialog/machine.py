@@ -378,7 +378,7 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         kwargs["owned"] = (s.fleet,)
     rented_there = cards_rented_at(s.rent_at) if s.rent_at and not s.candidates and not s.existing else ()
     if rented_there:  # "host it on Lambda": the cards that cloud rents (its dated quotes in the catalog)
-        kwargs["candidates"] = rented_there
+        kwargs["candidates"], kwargs["candidates_pool"] = rented_there, True
         names = t("assumption.excluded.sep", lang).join(default_catalog().gpu(g).name for g in rented_there)
         notes.append(Assumption(*pair("assumption.rent_at", provider=s.rent_at, names=names)))
     if s.candidates:
@@ -389,6 +389,7 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         # advisor.recommend.search.candidate_gpus)
         kwargs["candidates"] = tuple(g.id for g in default_catalog().gpus
                                      if g.id not in s.excluded and g.vendor.lower() not in vendors and not g.is_machine)
+        kwargs["candidates_pool"] = True
         kept = sorted({g.vendor for g in default_catalog().gpus if g.vendor.lower() not in vendors})
         if vendors >= set(FOREIGN_VENDORS):  # "国产卡": the cards made in China only
             en, zh = (t("assumption.domestic", lang, vendors=t("assumption.excluded.sep", lang).join(kept)) for lang in LANGS)
@@ -597,8 +598,15 @@ SRC_CODING_CONTEXT = "advisor.conversation.dialog.machine.CODING_CONTEXT (Ollama
 
 
 def cards_rented_at(provider: str) -> tuple[str, ...]:
-    """The catalog cards with a dated cloud quote from `provider` (reader.rental's canonical name)."""
-    return tuple(g.id for g in default_catalog().gpus if any(same_provider(q.provider, provider) for q in g.cloud))
+    """The catalog cards `provider` rents (reader.rental's canonical name): those with a dated cloud quote from it,
+    then the instance families of knowledge.cloud_offers (AWS's H100, H200, A100 and L4, which the catalog does not
+    quote)."""
+    # start-up: the offers table is read only when a cloud is named as the host
+    from knowledge.cloud_offers import load_cloud_offers
+
+    quoted = [g.id for g in default_catalog().gpus if any(same_provider(q.provider, provider) for q in g.cloud)]
+    listed = [g for g in load_cloud_offers().cards_of(provider) if g not in quoted]
+    return tuple(quoted + listed)
 
 
 def coding_use(s: Slots) -> bool:

@@ -176,7 +176,7 @@ CODING_USE = re.compile(r"(?<![a-z])(?:cod(?:e|ing|er)|programming|copilot|cline
 _ON_CLOUD = re.compile(r"(?<![a-z])(?:on|at|via|using|use|with|in|from)\s+(?:a\s+|an\s+|the\s+)?(?:run\s*pod|lambda|core\s*weave|"
                        r"vast(?:\.ai|ai|\s+ai)|modal|paperspace|tensor\s*wave|nebius|vultr|aws|ec2|gcp|google cloud|azure|"
                        r"oracle cloud|oci)(?![a-z])|(?:在|用|通过|上)\s*(?:auto\s*dl|autodl|恒源云|矩池云|阿里云|腾讯云|火山引擎|华为云|"
-                       r"百度智能云)")
+                       r"百度智能云|aws|亚马逊云|azure|微软云|gcp|谷歌云|run\s*pod|lambda)")
 API_ONLY = ("Together AI", "Replicate")
 # a cost asked beside the cloud named ("how much", "per month", "多少钱"): the rental is what is asked; "用阿里云，用什么卡"
 # asks for the card

@@ -14,6 +14,7 @@ from advisor.conversation.render.firstscreen import need_format, planned_precisi
 from advisor.conversation.render.labels import format_label, option_format, region_label, task_label
 from advisor.conversation.render.training_lead import pinned_text
 from advisor.workload import speed_workload
+from knowledge.catalog import load_catalog
 from knowledge.messages import t
 
 
@@ -123,6 +124,27 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     if w.task != "inference" and getattr(ev.constraints, "mfu", None):  # a stated MFU replaces the calibrated one
         pct = book.num("training MFU you stated", ev.constraints.mfu * 100, "%", "user input", 0, suffix="").strip()
         bits.append(t("screen.assumed.mfu", lang, pct=pct))
+    cloud = cloud_bit(ev, lang)
+    if cloud:
+        bits.append(cloud)
     region = ev.constraints.region
     bits.append(region_label(region, lang))
     return t("screen.assumed", lang, bits=t("list.comma", lang).join(bits))
+
+
+def cloud_bit(ev: Any, lang: str) -> str:
+    """The cloud named as the host ("on AWS"): the search ran over the cards it rents, and the lead's instance — as
+    many of the instance as hold the lead's cards (knowledge.cloud_offers: AWS rents H200 as 8-card p5e.48xlarge)."""
+    provider = getattr(ev, "host_cloud", None)
+    if not provider:
+        return ""
+    # start-up: the offers table is read only for an answer about a named cloud
+    from knowledge.cloud_offers import load_cloud_offers
+
+    lead = top_option(ev)
+    offer = next((o for o in load_cloud_offers().offers
+                  if lead is not None and o.provider.lower() == provider.lower() and o.gpu == lead.gpu), None)
+    if lead is None or offer is None:
+        return t("screen.assumed.on_cloud", lang, provider=provider)
+    return t("screen.assumed.on_cloud_instance", lang, provider=provider, n=-(-lead.count // offer.gpus),
+             instance=offer.instance, k=offer.gpus, gpu=load_catalog().gpu(lead.gpu).name)
