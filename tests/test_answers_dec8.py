@@ -128,3 +128,24 @@ def test_a_cloud_pool_is_not_named_cards() -> None:
     t = turn("We'll host Llama-3.1-70B on AWS for 20 users. Which GPU?")
     assert t.workload["constraints"].get("candidates_pool") is True
     assert not any("quantised" in o["labels"] for o in t.options), t.options
+
+
+# --- a time typed with a minus sign is bad input, not a deadline dropped ------------------------------------------------
+
+@pytest.mark.parametrize("text, lang, typed", [
+    ("Fine-tune Llama-3.1-8B with LoRA on 1B tokens in -3 days, which GPU?", "en", "-3 days"),
+    ("pretrain a 1B model on 20B tokens within -12 hours", "en", "-12 hours"),
+    ("训练要在 -2 天内完成，LoRA 微调 Qwen2.5-7B", "zh", "-2 天"),
+])
+def test_a_negative_time_is_named_as_bad_input(text: str, lang: str, typed: str) -> None:
+    first = turn(text, lang).answer.split("\n")[0]
+    assert typed in first and ("not a valid amount" in first or "不是有效的数量" in first), first
+
+
+@pytest.mark.parametrize("text", [
+    "LoRA Qwen2.5-7B on 1B tokens, we can wait 2-3 days",
+    "Qwen2.5-7B-Instruct on a 4090, 12-24 hours of training",
+])
+def test_a_range_is_no_minus_sign(text: str) -> None:
+    answer = turn(text).answer
+    assert "not a valid amount" not in answer, answer[:300]

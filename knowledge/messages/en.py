@@ -995,7 +995,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.verdict.stated_rent": "(Rent at your {unit} per GPU-hour.)",
     "answer.bad_rate": "'{typed}' is not a valid rental price: a price per GPU-hour must be above zero (e.g. '$2.50 per GPU-hour').",
     "cost.rent_stated": "- renting the same GPU-hours: {rent} (at your {rate} per GPU-hour{at})",
-    "answer.negative_amount": "'{typed}' is not a valid amount: GPU counts, budgets and token counts must be positive (e.g. '4× H100').",
+    "answer.negative_amount": "'{typed}' is not a valid amount: GPU counts, budgets, token counts and times must be positive (e.g. '4× H100', 'in 3 days').",
     # --- a quoted memory claim checked (advisor/conversation/render/findings.py) ---------------------------------------
     "claim.check.bits": " ({fmt} stores {bits} per weight on average: group scales, and the embedding and output layers stay 16-bit; at a flat {nominal} bits it would be {plain})",
     "claim.checked.right": "right",

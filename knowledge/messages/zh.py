@@ -987,7 +987,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rent.verdict.stated_rent": "（租金按您给的每 GPU 小时 {unit}。）",
     "answer.bad_rate": "“{typed}”不是有效的租用价格：每 GPU 小时的价格必须大于零（例如“每卡每小时 18 元”）。",
     "cost.rent_stated": "- 租用同样的 GPU 时数：{rent}（按您给的每 GPU 小时 {rate}{at}）",
-    "answer.negative_amount": "“{typed}”不是有效的数量：卡数、金额和 token 数都必须是正数（例如“4 张 H100”）。",
+    "answer.negative_amount": "“{typed}”不是有效的数量：卡数、金额、token 数和时间都必须是正数（例如“4 张 H100”“3 天内”）。",
     # --- a quoted memory claim checked (advisor/conversation/render/findings.py) ---------------------------------------
     "claim.check.bits": "（{fmt} 实际平均每权重 {bits}：分组缩放因子，嵌入层和输出层保持 16-bit；按整 {nominal} bit 算是 {plain}）",
     "claim.checked.right": "正确",

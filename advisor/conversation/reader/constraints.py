@@ -154,7 +154,8 @@ def asks_gb_or_gib(s: str) -> bool:
 
 # --- minus signs --------------------------------------------------------------------------------------------------
 _NEGATIVE = re.compile(r"(?<![\w.\-])[-−–]\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>x|张|块|台|片|卡|个|cards?|gpus?|nodes?|"
-                       r"servers?|[kmb]\b|万|元|usd|\$|tokens?|users?|路|并发|人)?")
+                       r"servers?|[kmb]\b|万|元|usd|\$|tokens?|users?|路|并发|人|days?|hours?|hrs?|h\b|weeks?|months?|years?|"
+                       r"天|小时|周|个月|年|gb|gib)?")
 
 
 def negative_amount(s: str) -> str | None:
