@@ -85,3 +85,14 @@ def test_script_in_a_message_does_not_run(page):
     expect(page.locator("#chat")).to_contain_text("<script>alert(2)</script>")
     assert page.evaluate("window.__xss === undefined") and dialogs == []
     assert page.locator("#chat img[src=x]").count() == 0
+
+
+def test_a_question_in_chinese_switches_an_english_page(page):
+    """The answer comes in the question's language; the page's labels and panels follow it, not only the chat."""
+    expect(page.locator("#options-table")).not_to_contain_text("方案")
+    _ask(page, "用 2 张 4090 跑 Qwen2.5-32B 的 AWQ 量化版，10 个人用，够吗？")
+    expect(page.locator("#options-table")).to_contain_text("方案")  # the table's headers in Chinese
+    expect(page.locator("#mode-badge")).to_contain_text("确定性")
+    assert page.locator("input[type=radio][value=zh]").is_checked()
+    _ask(page, "And on one H100 instead?")  # an English question switches it back
+    expect(page.locator("#mode-badge")).to_contain_text("deterministic")

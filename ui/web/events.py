@@ -54,11 +54,16 @@ class PageEvents:
         return self.pd.DataFrame(rows, columns=columns)
 
     def take(self, text: str, state: Any, ui_lang: str) -> tuple[Any, ...]:
-        """Clear the box and show the question at once, with a "working" line, while the turn waits/runs."""
+        """Clear the box and show the question at once, with a "working" line, while the turn waits/runs; a question
+        in the other language switches the page to it (the answer comes in the question's language, so the panels
+        and labels follow it, as a `?q=` link's question does in `prefill`)."""
+        import gradio as gr  # optional dependency: gradio only with the web extra
+
         st = session_of(state)
         text = text if isinstance(text, str) else ""
-        shown = [*st.history, R.user_message(text, message_lang(text, ui_lang)), R.pending_message(ui_lang)]
-        return "", text, shown
+        lang = message_lang(text, ui_lang) if text.strip() else ui_lang
+        shown = [*st.history, R.user_message(text, lang), R.pending_message(lang)]
+        return "", text, shown, (gr.update(value=lang) if lang != ui_lang else gr.update())
 
     def chat(self, message: str, ui_lang: str, state: Any = None, request: Any = None) -> Iterator[tuple[Any, ...]]:
         """`/chat`: the turn's updates, each as the `CHAT_KEYS` outputs."""
@@ -154,7 +159,7 @@ class PageEvents:
         streaming = self.ctl.startup_mode()[0] == "llm"  # model turns take seconds: show their steps as they come
         quiet: dict[str, Any] = {"api_visibility": "private", "queue": False}
         shown = gr.on([p.box.submit, p.send.click], self.take, inputs=[p.box, p.session, p.lang],
-                      outputs=[p.box, p.pending, p.chatbot], show_progress="hidden", **quiet)
+                      outputs=[p.box, p.pending, p.chatbot, p.lang], show_progress="hidden", **quiet)
         chat_event: Dependency = shown.then(
             None, js=SCROLL_TO_ANSWER_JS, **quiet).then(
             self.chat if streaming else self.chat_once, inputs=[p.pending, p.lang, p.session],
