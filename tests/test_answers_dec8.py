@@ -149,3 +149,38 @@ def test_a_negative_time_is_named_as_bad_input(text: str, lang: str, typed: str)
 def test_a_range_is_no_minus_sign(text: str) -> None:
     answer = turn(text).answer
     assert "not a valid amount" not in answer, answer[:300]
+
+
+# --- a memory said with the kind of machine ("a 16GB laptop GPU") -----------------------------------------------------
+
+@pytest.mark.parametrize("text, gb", [
+    ("gpt-oss-20b on a 16gb laptop gpu?", 16),
+    ("qwen3-8b on my 8gb laptop gpu", 8),
+    ("qwen3-8b 在 8g 笔记本显卡上能跑吗", 8),
+    ("llama 3.1 8b with a 12gb nvidia card", 12),
+])
+def test_a_memory_before_a_kind_of_card_is_the_capacity(text: str, gb: int) -> None:
+    s = extract(text, CAT, lang="en")
+    assert s.capacity is not None and s.capacity.value == gb, s
+
+
+@pytest.mark.parametrize("text", [
+    "gpt-oss-20b on a 16GB laptop GPU?",
+    "Will gpt-oss-20b run on my laptop's 16 GB GPU?",
+])
+def test_gpt_oss_20b_fits_a_16gb_laptop_card_on_llama_cpp(text: str) -> None:
+    """OpenAI sizes gpt-oss-20b for 16 GB devices; on a laptop (one person, llama.cpp, its own MXFP4 file) it fits.
+    It had been judged on vLLM's 90 % share with a server's overhead, "No", and two 5060 Ti offered instead."""
+    first = turn(text).answer.split("\n")[0]
+    assert first.startswith("**Yes"), first
+
+
+def test_a_near_miss_is_said_to_the_hundredth() -> None:
+    """A shortfall under 0.05 GiB had read "short by 0.0 GiB: it needs 28.8 GiB … has 28.8 GiB usable"."""
+    first = turn("Can a single RTX 5090 run Qwen3-32B at 4-bit with 32k context?").answer.split("\n")[0]
+    assert "short by 0.0 GiB" not in first, first
+    import re
+    m = re.search(r"short by (\d+\.\d+) GiB: it needs (\d+\.\d+) GiB per GPU and the .* has (\d+\.\d+) GiB", first)
+    if m:  # the figures said agree: need − usable = shortfall, each non-zero
+        short, need, usable = (float(x) for x in m.groups())
+        assert short > 0 and abs(need - usable - short) < 0.011, first

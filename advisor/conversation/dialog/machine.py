@@ -282,8 +282,9 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     if s.engine == "llama.cpp" and task == "inference" and weights in GGUF_OF:
         said, weights = weights, GGUF_OF[weights]  # "4-bit on llama.cpp": the GGUF file of that width people run
         notes.append(Assumption(*pair("assumption.llamacpp_gguf", said=said.upper(), weights=weights.upper())))
-    gguf = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
-        s.home and s.engine is None and (s.concurrency or 1) <= 2)) and default_weights(s.model) not in NATIVE_GGUF
+    at_home = task == "inference" and weights is None and not s.offload and (s.engine == "llama.cpp" or (
+        s.home and s.engine is None and (s.concurrency or 1) <= 2))
+    gguf = at_home and default_weights(s.model) not in NATIVE_GGUF
     if gguf:  # Ollama / llama.cpp / a home machine: the GGUF 4-bit file people run, on a llama.cpp-style engine
         weights = OFFLOAD_WEIGHTS
         notes.append(Assumption(*pair("assumption.home_gguf", weights=weights.upper())))
@@ -336,7 +337,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
                                                               "epochs": (s.epochs or 1, "", "user input")}))
     if s.engine:
         kwargs["engine"] = s.engine
-    elif (s.offload or gguf) and task == "inference":
+    elif (s.offload or at_home) and task == "inference":  # a native GGUF (gpt-oss MXFP4) keeps its own file
         kwargs["engine"] = "llama.cpp"
     if s.lora_rank and task in ("lora", "qlora"):
         kwargs["lora_rank"] = s.lora_rank

@@ -38,7 +38,9 @@ _MEM_UNITS = {"gib": "GiB", "gb": "GB", "g": "GB", "tb": "TB"}
 _CARD_NAME_BEFORE = re.compile(r"(?:(?<![a-z])[a-z]{1,3}\d{2,4}|\d{4}\s*(?:ti|super|d)?)\s*$")
 _CAPACITY_AFTER = re.compile(r"\s*(?:的)?\s*(?:显存|vram|of vram|gpu memory|memory|video memory|graphics memory|(?:is |be )?enough|"
                              r"够(?:不够|吗|用|了)|"
-                             r"(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z])|显卡|的卡|卡(?!\s*[x×]))")
+                             # "a 16GB laptop GPU", "8G 笔记本显卡": the kind of machine before the card word
+                             r"(?:(?:laptop|notebook|mobile|desktop|gaming|nvidia|amd|video|consumer)\s+){0,2}"
+                             r"(?:(?:gpu|graphics )?cards?(?![a-z])|gpus?(?![a-z]))|(?:笔记本|游戏本|台式机)?(?:显卡|的卡|卡(?!\s*[x×])))")
 _CAPACITY_BEFORE = re.compile(r"(?:显存|vram|card(?: has| with| of)?|gpu(?: has| with)?|卡|只有|标的|标称|标着|写着|has|have|with|是|为|of|"
                               r"(?<![a-z])(?:fits?|fitting|run|runs|squeeze|load)\s+(?:on|in|into|within)(?:\s+(?:a|an|one|just))?|"
                               r"(?<![a-z])within)\s*(?:only\s*)?$")  # "fit on 80GB", "runs in 24gb", "within 48 GB"

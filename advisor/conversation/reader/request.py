@@ -416,7 +416,7 @@ def _hardware(now: Slots, merged: Slots, act: str) -> list[Hardware]:
 
 _HOME = words(zh=r"个人|自己|家用|家里|在家|本地|笔记本|台式机|游戏本|ollama|gguf|lm ?studio",
               en=r"ollama|gguf|llama\.cpp|lm ?studio|at home|home (?:lab|use|pc|server)|my (?:pc|laptop|desktop|"
-                 r"gaming)|hobby|personal|locally")
+                 r"gaming)|hobby|personal|locally|laptops?|notebook gpu|mobile gpu")
 _CONSUMER = re.compile(r"^(?:rtx-|gtx-)|^(?:rx-)")
 
 

@@ -91,7 +91,8 @@ _ENGINES: list[tuple[re.Pattern[str], str]] = [
 ]
 _HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本|笔记本|台式机|(?:在)?本地(?:跑|运行|玩|试试?)|"
                    r"(?<![a-z])(?:at home|home (?:lab|pc|server|use|setup)|"
-                   r"my (?:own )?(?:pc|laptop|desktop|gaming (?:pc|rig)|workstation)|gaming (?:pc|rig)|hobby\w*)(?![a-z])")
+                   r"my (?:own )?(?:pc|laptop|desktop|gaming (?:pc|rig)|workstation)|gaming (?:pc|rig)|hobby\w*|"
+                   r"laptops?|notebook gpu|mobile gpu)(?![a-z])")
 # a training optimizer said by name (advisor.estimator.training_memory's bytes of state per parameter): bitsandbytes'
 # 8-bit AdamW ("8-bit adam", "adamw_8bit", "adamw_bnb_8bit", "paged_adamw_8bit", "8bit 优化器"), AdamW with its
 # state in bf16 ("bf16 adam", "pure bf16 optimizer"), plain SGD

@@ -35,6 +35,7 @@ from advisor.conversation.render.book import (
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
+    digits_apart,
     market_only_block,
     miss_words,
     misses,
@@ -255,7 +256,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
                       limits=limits),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
     short = book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}",
-                     o.per_gpu.total - o.usable, "computed: need − usable")
+                     o.per_gpu.total - o.usable, "computed: need − usable",
+                     digits=digits_apart(o.per_gpu.total.gib, o.usable.gib))
     off = ev.offload
     if ev.offload_asked and off is not None and off.gpu == o.gpu and o.count == 1:
         return offload_lead(off, ev, book, lang, short)

@@ -197,10 +197,21 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
     return message("list.sep", lang).join(parts) or message("layout.one_gpu", lang)  # "TP 2、vLLM" in Chinese
 
 
+def digits_apart(a: float, b: float) -> int:
+    """Decimals (1 to 3) at which two GiB figures that differ also read differently ("28.80 / 28.78", not "28.8 /
+    28.8" beside "short by 0.0 GiB")."""
+    d = 1
+    while d < 3 and a != b and round(a, d) == round(b, d):
+        d += 1
+    return d
+
+
 def need_and_usable(o: Option, book: Book) -> tuple[str, str]:
     """The configuration's memory per GPU and its card's usable memory, in GiB, each recorded in `book`."""
-    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu.total)
-    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable, f"catalog: {o.gpu} memory_bytes × engine usable fraction")
+    d = digits_apart(o.per_gpu.total.gib, o.usable.gib)
+    need = book.gib(f"memory per GPU on {o.count}× {o.gpu_name}", o.per_gpu.total, digits=d)
+    usable = book.gib(f"usable memory of {o.gpu_name}", o.usable, f"catalog: {o.gpu} memory_bytes × engine usable fraction",
+                      digits=d)
     return need, usable
 
 
