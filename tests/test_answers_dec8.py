@@ -184,3 +184,25 @@ def test_a_near_miss_is_said_to_the_hundredth() -> None:
     if m:  # the figures said agree: need − usable = shortfall, each non-zero
         short, need, usable = (float(x) for x in m.groups())
         assert short > 0 and abs(need - usable - short) < 0.011, first
+
+
+# --- a data-centre card that one of cannot hold the job: more of that card, not another card or a 3-bit file -------
+
+@pytest.mark.parametrize("text, same", [
+    ("is H100 enough for llama 3.1 405b?", "NVIDIA H100 SXM5 80GB"),
+    ("Would a single H100 work for Llama 3.1 405B?", "NVIDIA H100 SXM5 80GB"),
+    ("Is an MI300X good for serving Llama 3.1 405B?", "AMD Instinct MI300X"),
+    ("would a b200 work for kimi k2?", "NVIDIA B200"),
+])
+def test_a_server_card_is_answered_at_a_count_of_itself(text: str, same: str) -> None:
+    """"Is an MI300X good for Llama-3.1-405B?" had offered a GGUF Q3_K_M file on one card; "is H100 enough" named
+    8 MI300X. A data-centre card is bought by the server: the count of it that holds the job comes first."""
+    first = turn(text).answer.split("\n")[0]
+    assert first.startswith("**No"), first
+    fits = first.split("fits it")[0]
+    assert same in fits.split(". ")[-1] and "Q3_K" not in first and "Q2_K" not in first, first
+
+
+def test_a_consumer_card_is_not_answered_with_a_rack_of_itself() -> None:
+    first = turn("can one 4090 run llama 3.1 70b?").answer.split("\n")[0]
+    assert "× GeForce RTX 4090 fits" not in first, first

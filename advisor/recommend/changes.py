@@ -121,7 +121,11 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None,
     if c.candidates and not all(search.catalog.gpu(g).supports_fp8 for g in c.candidates):
         formats.remove("int8")
         formats.insert(0, "int8")  # no FP8 tensor cores: INT8 runs natively, FP8 only as weight-only upcast
-    if c.max_gpus_per_node * c.max_nodes == 1 and w.concurrency <= 1:
+    # one person's one card: 3- and 2-bit GGUF files too; not for a data-centre card, which is scaled by the server
+    # ("an MI300X for Llama-3.1-405B": eight of them, not a 3-bit file on one)
+    named = [search.catalog.gpu(g) for g in c.candidates]
+    server_card = bool(named) and all(g.segment == "datacenter" and not g.is_machine for g in named)
+    if c.max_gpus_per_node * c.max_nodes == 1 and w.concurrency <= 1 and not server_card:
         formats += BELOW_4_BIT
     if w.concurrency > LLAMA_CPP_MAX_USERS:  # a GGUF quant runs under llama.cpp: a handful of parallel slots, not a
         formats.remove("q4_k_m")  # service for dozens of users (it had been offered for 400, with a 257 s first token)

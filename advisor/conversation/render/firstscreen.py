@@ -388,12 +388,22 @@ def offload_lead(off: Any, ev: Any, book: Book, lang: str, short: str) -> Lead:
                 "with_changes", f"decode tokens/s {where}")
 
 
+SERVER_REACH = 16  # two 8-GPU servers: how far more of a named data-centre card is still "that card"
+
+
 def _best_other(ev: Any, o: Any) -> Any:
     """The configuration to name after a named one that does not work: another card's (ev.alternatives) first, then
     the recommender's; more of the same card only within SAME_CARD_REACH × the named count (256 RTX 4090s for a
     LoRA that 8 do not hold is no answer when another card holds it)."""
     pool = list(ev.alternatives) + (list(ev.recommendation.options) if ev.recommendation else [])
     ok = [x for x in pool if x.fits and x.meets_targets and (x.gpu, x.count) != (o.gpu, o.count)]
+    # a data-centre card is bought by the server: up to two 8-GPU servers of it is "the same card", and comes first
+    # ("is H100 enough for Llama-3.1-405B?": 16 H100, before another card)
+    gpu = load_catalog().find_gpu(o.gpu)
+    if gpu is not None and gpu.segment == "datacenter" and not gpu.is_machine:
+        same = [x for x in ok if x.gpu == o.gpu and x.count <= max(SERVER_REACH, SAME_CARD_REACH * o.count)]
+        if same:
+            return same[0]
     near = [x for x in ok if x.gpu != o.gpu or x.count <= SAME_CARD_REACH * o.count]
     return next(iter(near or ok), None)
 
