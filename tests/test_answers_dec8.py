@@ -206,3 +206,17 @@ def test_a_server_card_is_answered_at_a_count_of_itself(text: str, same: str) ->
 def test_a_consumer_card_is_not_answered_with_a_rack_of_itself() -> None:
     first = turn("can one 4090 run llama 3.1 70b?").answer.split("\n")[0]
     assert "× GeForce RTX 4090 fits" not in first, first
+
+
+# --- "which is better": only the lead that exists is said ----------------------------------------------------------
+
+@pytest.mark.parametrize("text, lang, wrong", [
+    ("Which is better value for LLM inference, RTX 5090 or RTX PRO 6000?", "en", "faster decode"),
+    ("RTX 5090 和 RTX PRO 6000 哪个更好？", "zh", "生成更快"),
+    ("H100 vs H200?", "en", "faster decode and training"),
+])
+def test_a_card_ahead_on_one_measure_is_not_said_ahead_on_both(text: str, lang: str, wrong: str) -> None:
+    """The RTX 5090 and RTX PRO 6000 share 1,792 GB/s, the H100 and H200 989 TFLOPS: the stronger card had been
+    said to decode and train faster, against the ratio printed beside it."""
+    answer = turn(text, lang).answer
+    assert wrong not in answer, answer[:600]

@@ -451,8 +451,11 @@ def _pick(a: GpuSpec, b: GpuSpec, bw: float, fl: float, lang: str) -> str:
     if (bw > 1) == (fl > 1) or abs(bw - 1) <= 0.15 or abs(fl - 1) <= 0.15:
         ahead = bw * fl > 1
         win, lose = (a, b) if ahead else (b, a)
-        key = "compare.pick.all" if win.memory_bytes > lose.memory_bytes else "compare.pick.faster"
-        return t(key, lang, w=win.name, l=lose.name)
+        # where one of the two is within 15 %, only the other is said to lead (RTX 5090 and RTX PRO 6000: the same
+        # 1792 GB/s, so not "faster decode")
+        lead = "compute" if abs(bw - 1) <= 0.15 else "decode" if abs(fl - 1) <= 0.15 else ""
+        key = "all" if win.memory_bytes > lose.memory_bytes else "faster"
+        return t(f"compare.pick.{lead}_{key}" if lead else f"compare.pick.{key}", lang, w=win.name, l=lose.name)
     return t("compare.pick.split", lang, bw=(a if bw > 1 else b).name, fl=(a if fl > 1 else b).name)
 
 
