@@ -220,3 +220,28 @@ def test_a_card_ahead_on_one_measure_is_not_said_ahead_on_both(text: str, lang: 
     said to decode and train faster, against the ratio printed beside it."""
     answer = turn(text, lang).answer
     assert wrong not in answer, answer[:600]
+
+
+# --- fine-tuning with no method said, at a full SFT run's scale ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "How long would SFT of Llama 3.1 70B on 10B tokens take on 64 H100s?",
+    "fine-tune Llama 3.1 70B on 64 H100s, 2B tokens, how long?",
+    "用 64 张 H800 微调 Qwen2.5-72B，20 亿 tokens 要多久？",
+])
+def test_fine_tuning_on_a_cluster_is_full_sft(text: str) -> None:
+    """Tens of GPUs for a fine-tune is full supervised fine-tuning's scale; LoRA had been assumed and said."""
+    lang = "zh" if "微调" in text else "en"
+    answer = turn(text, lang).answer
+    assert ("full fine-tuning assumed" in answer) or ("按全参微调计算" in answer) or ("全参" in answer.split("\n")[0]), \
+        answer[:500]
+
+
+@pytest.mark.parametrize("text", [
+    "fine-tune Llama 3.1 8B on my 4090",
+    "how many GPU-hours to fine-tune llama 3 8b on 1B tokens",
+    "fine-tune Qwen2.5-7B on 8 A100s",
+])
+def test_fine_tuning_on_a_few_cards_stays_lora(text: str) -> None:
+    answer = turn(text).answer
+    assert "full fine-tuning assumed" not in answer, answer[:500]

@@ -559,6 +559,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "pinned.memory": "with {layout}, no ZeRO stage, recomputation or micro-batch the planner tries fits in the memory of {count} × {gpu}",
     "pinned.accepted": " (accepted here: {name} {values})",
     # the dialog's defaults and readings, said as assumptions (advisor/conversation/dialog/machine.py)
+    "assumption.finetune_full": "fine-tuning method not given: full fine-tuning assumed (tens of GPUs or billions of training tokens are full SFT's scale; say LoRA to size that instead)",
     "assumption.finetune_lora": "fine-tuning method not given: LoRA assumed",
     "assumption.training_kind": "kind of training not given: {kind} assumed (say QLoRA, full fine-tuning or pre-training for another)",
     "assumption.training_kind.pretrain": "pre-training",

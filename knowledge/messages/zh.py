@@ -557,6 +557,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "pinned.memory": "按 {layout}，规划器尝试的任何 ZeRO 阶段、重计算和微批大小都放不下 {count} 张 {gpu} 的显存",
     "pinned.accepted": "（这里可用：{name} {values}）",
     # the dialog's defaults and readings, said as assumptions (advisor/conversation/dialog/machine.py)
+    "assumption.finetune_full": "未说明微调方式：按全参微调计算（几十张卡或数十亿 token 的数据是全参 SFT 的规模；如要按 LoRA 算请说明）",
     "assumption.finetune_lora": "未说明微调方式：按 LoRA 计算",
     "assumption.training_kind": "未说明训练方式：按{kind}计算（如需 QLoRA、全参微调或预训练请说明）",
     "assumption.training_kind.pretrain": "预训练",

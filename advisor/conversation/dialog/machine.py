@@ -230,6 +230,10 @@ def reset(state: DialogState) -> None:
 # ----------------------------------------------------------------------------------------------------------------
 PRETRAIN_TOKENS = 1e10  # "train a 1B model on 100B tokens": only pre-training reads that many tokens (fine-tuning sets are far smaller)
 PRETRAIN_GPUS = 1024  # "train X on 16k H100s": fine-tuning, even of a 405B model, runs on hundreds of GPUs, not thousands
+# a fine-tuning job with no method said, at the scale of a full SFT run (a judgment, stated where it applies): LoRA is
+# the one- to eight-card default; tens of GPUs or a set of billions of tokens are full supervised fine-tuning's scale
+FULL_SFT_GPUS = 32
+FULL_SFT_TOKENS = 5e9
 
 
 # the stored formats whose long label (advisor.estimator.formats) is English, as a Chinese answer names them
@@ -237,14 +241,24 @@ _NATIVE_ZH = {"fp8": "FP8（e4m3，每 128×128 块一个缩放）", "mxfp4": "M
               "int4-experts": "INT4 路由专家（compressed-tensors，每 32 个一个 BF16 缩放；其余 BF16）"}
 
 
+def _gpus_said(slots: Slots) -> int:
+    """The most GPUs the person said (named cards, their own, or a bare count)."""
+    named = [*slots.candidates, *([slots.existing] if slots.existing else [])]
+    return max([m.count or 0 for m in named] + [slots.gpu_count or 0])
+
+
+def full_sft_scale(slots: Slots) -> bool:
+    """A fine-tuning job at full SFT's scale: FULL_SFT_GPUS GPUs or more, or FULL_SFT_TOKENS of data."""
+    return _gpus_said(slots) >= FULL_SFT_GPUS or (slots.train_tokens or 0) >= FULL_SFT_TOKENS
+
+
 def _task_of(slots: Slots) -> str | None:
     if slots.task:
         return slots.task
     if slots.task_generic == "finetune":
-        return "lora"
+        return "full" if full_sft_scale(slots) else "lora"
     if slots.task_generic == "train":  # the default is answered with and said, never named and then asked for
-        named = [*slots.candidates, *([slots.existing] if slots.existing else [])]
-        cluster = max([m.count or 0 for m in named] + [slots.gpu_count or 0]) >= PRETRAIN_GPUS
+        cluster = _gpus_said(slots) >= PRETRAIN_GPUS
         return "pretrain" if (slots.train_tokens or 0) >= PRETRAIN_TOKENS or cluster or slots.pinned_layout else "lora"
     if (slots.train_tokens or 0) >= PRETRAIN_TOKENS:  # "how many days for 405B on 15.6 trillion tokens?"
         return "pretrain"
@@ -258,7 +272,9 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     if s.model is None:
         return None, notes
     task = _task_of(s) or "inference"
-    if s.task is None and s.task_generic == "finetune":
+    if s.task is None and s.task_generic == "finetune" and task == "full":
+        notes.append(Assumption(*pair("assumption.finetune_full")))
+    elif s.task is None and s.task_generic == "finetune":
         notes.append(Assumption(*pair("assumption.finetune_lora")))
     elif s.task is None and s.task_generic == "train":
         kind = "assumption.training_kind." + ("pretrain" if task == "pretrain" else "lora")
