@@ -245,3 +245,21 @@ def test_fine_tuning_on_a_cluster_is_full_sft(text: str) -> None:
 def test_fine_tuning_on_a_few_cards_stays_lora(text: str) -> None:
     answer = turn(text).answer
     assert "full fine-tuning assumed" not in answer, answer[:500]
+
+
+# --- "how many users max?" beside a user count the named cards cannot hold --------------------------------------------
+
+@pytest.mark.parametrize("text, target_tps", [
+    ("serve Qwen2.5-32B to 50 users on 2x L40S, keeping inter-token latency under 30 ms: how many users max?", 1000 / 30),
+    ("Qwen2.5-32B for 50 users on 2x L40S, how many users can it actually serve?", 25.0),
+])
+def test_users_asked_beside_too_many_users_are_judged_on_the_target(text: str, target_tps: float) -> None:
+    """The memory's 20 requests had been given as the answer at 16 tokens/s each, under a 30 ms target it misses;
+    the load the memory holds is simulated and judged against the target (stated, else the interactive default)."""
+    import re
+    first = turn(text).answer.split("\n")[0]
+    m = re.search(r"at about (\d+(?:\.\d+)?) tokens/s each", first)
+    served = re.search(r"serves at most (\d+)", first)
+    assert m or served, first
+    if m:  # none meets the target: the speed said is below it, and the answer says so
+        assert float(m.group(1)) < target_tps and ("None meets" in first or "below" in first), first

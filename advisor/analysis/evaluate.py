@@ -368,6 +368,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         ev.changed_load = load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
     if request.asks_speculation and workload.task == "inference":
         speculation(request, model, catalog, steps, ev, one)
+    if workload.task == "inference" and request.asks_users and request.concurrency_given and ev.load is None:
+        _users_held(request, model, catalog, steps, ev, one)
     if workload.task != "inference" or request.concurrency_given:
         return
     mine = ev.limits.option if ev.limits is not None else None
@@ -399,6 +401,22 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         c = request.constraints
         if (one is None or not request.count_named) and (c.monthly_rent_budget or (c.budget and c.budget_covers == "system")):
             budget_users(request, model, catalog, steps, ev)  # a month's rent is spent on users whatever was asked
+
+
+def _users_held(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                one: Option | None) -> None:
+    """"50 users on 2× L40S … how many users max?": the configuration named does not hold the users said, so the
+    question is answered at the load its memory does hold, the configuration sized again at that load, then at the
+    most users meeting the per-token target (`Analysis.load`, read by the users lead)."""
+    if one is None or one.fits or not request.named:
+        return
+    held = held_sequences(ev, one)
+    if held < 1:
+        return
+    named = [m for m in request.named if m.gpu == one.gpu][:1] or list(request.named[:1])
+    refit = evaluate_named(replace(request.workload, concurrency=held), request.constraints, named, steps)[0]
+    if refit.fits:
+        ev.load, _ = load_within_target(request, model, catalog.gpu(refit.gpu), refit, held, steps)
 
 
 # more identical copies than this of a configuration sized for memory, to keep every user within the default
