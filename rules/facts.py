@@ -151,8 +151,8 @@ class ConfigFacts(_Facts):
     engine: Annotated[str, Meta(description="the serving/training engine of the option (vllm, llama.cpp, …)")] | None = None
 
     # --- layout ------------------------------------------------------------------------------------------
-    count: Annotated[int, Meta(ge=1, le=100_000, description="GPUs in total")] = 1
-    nodes: Annotated[int, Meta(ge=1, le=10_000)] = 1
+    count: Annotated[int, Meta(ge=1, le=131_072, description="GPUs in total")] = 1
+    nodes: Annotated[int, Meta(ge=1, le=16_384)] = 1
     gpus_per_node: Annotated[int, Meta(ge=1, le=64)] | None = None
     tp: Annotated[int, Meta(ge=1, le=1024)] = 1
     pp: Annotated[int, Meta(ge=1, le=1024)] = 1

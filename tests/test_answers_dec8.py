@@ -263,3 +263,18 @@ def test_users_asked_beside_too_many_users_are_judged_on_the_target(text: str, t
     assert m or served, first
     if m:  # none meets the target: the speed said is below it, and the answer says so
         assert float(m.group(1)) < target_tps and ("None meets" in first or "below" in first), first
+
+
+# --- clusters of tens of thousands of GPUs ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, shown", [
+    ("We have 24k H100s, how long for a 70B on 15T tokens?", "24576×"),
+    ("pretrain a 70B on 15T tokens on 100k H100s, how long?", "100000×"),
+    ("pretrain a 405B on 30T tokens on 128k H100s, how long?", "131072×"),
+    ("we own 5000 A100s, how long to pretrain a 13B on 2T tokens?", "5000×"),
+])
+def test_a_cluster_of_tens_of_thousands_is_sized(text: str, shown: str) -> None:
+    """24,576 owned H100s and 100k or 128k H100s had ended in a schema limit's message (4,096 cards owned, 10,000
+    or 4,096 servers) where a training time was asked."""
+    first = turn(text).answer.split("\n")[0]
+    assert first.startswith("About") and shown in first and "Input should be" not in first, first

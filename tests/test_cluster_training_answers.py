@@ -30,9 +30,12 @@ def _slots(text: str):
 
 @pytest.mark.parametrize(("text", "count"), [
     ("how long to train llama 3.1 405b on 16,384 H100s for 15.6T tokens", 16384),
-    ("how long to pretrain llama 3.1 405b on 16k H100 GPUs with 15.6T tokens", 16000),
-    ("how long to train llama 3.1 405b on 16K H100", 16000),
-    ("We have 24k H100s, how long for a 70B on 15T tokens?", 24000),
+    # a "k" of GPUs is 1,024 where clusters are built in powers of two or eights (Meta's "16K H100" is 16,384, its
+    # "24K" clusters 24,576), else 1,000 ("100k H100s")
+    ("how long to pretrain llama 3.1 405b on 16k H100 GPUs with 15.6T tokens", 16384),
+    ("how long to train llama 3.1 405b on 16K H100", 16384),
+    ("We have 24k H100s, how long for a 70B on 15T tokens?", 24576),
+    ("pretrain a 70B on 15T tokens on 100k H100s, how long?", 100000),
     ("Llama 3.1 405B 在 16384 张 H100 上预训练 15.6T tokens 要多久", 16384),
     ("用 8192 张 H800 训练 DeepSeek-V3 要多久", 8192),
     ("estimate training time for a 70B model across 100,000 H100 GPUs on 15T tokens", 100000),

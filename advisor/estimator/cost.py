@@ -25,6 +25,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from advisor.workload import MAX_CLUSTER_GPUS
 from knowledge.errors import InputError
 from knowledge.quantities import Money
 from knowledge.schemas import GpuSpec
@@ -167,8 +168,9 @@ def check_tco_inputs(count: int, years: float, utilization: float, electricity: 
     for cur in (currency, electricity_currency or currency):
         if cur not in CURRENCIES:
             raise InputError(f"unknown currency '{cur}'", field="currency", accepted="CNY, USD")
-    if not 1 <= count <= 100_000:
-        raise InputError(f"GPU count must be between 1 and 100000, got {count}", field="count")
+    if not 1 <= count <= MAX_CLUSTER_GPUS:
+        raise InputError(f"GPU count must be between 1 and {MAX_CLUSTER_GPUS}, got {count}", field="count",
+                         accepted=f"1 … {MAX_CLUSTER_GPUS}")
     if not MIN_YEARS <= years <= 20:
         raise InputError(f"years must be from {MIN_YEARS:.4g} (a month) to 20, got {years:g}", field="years",
                          accepted=f"{MIN_YEARS:.4g} ≤ years ≤ 20")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from advisor.workload import DEFAULT_CONTEXT, MAX_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, MAX_CLUSTER_GPUS, MAX_CONTEXT
 from knowledge.errors import InputError
 from knowledge.quantities import Seconds
 from knowledge.schemas import GpuSpec, ModelSpec
@@ -206,8 +206,9 @@ def _check(tokens: float, count: int, context: int, mfu: float | None, task: str
     if tokens > MAX_TOKENS:
         raise InputError(f"token budget {tokens:.3g} is absurd (more than {MAX_TOKENS:.0e} tokens)",
                          field="tokens", accepted=f"1 … {MAX_TOKENS:.0e} tokens")
-    if count < 1 or count > 100_000:
-        raise InputError(f"GPU count must be between 1 and 100000, got {count}", field="count")
+    if count < 1 or count > MAX_CLUSTER_GPUS:
+        raise InputError(f"GPU count must be between 1 and {MAX_CLUSTER_GPUS}, got {count}", field="count",
+                         accepted=f"1 … {MAX_CLUSTER_GPUS}")
     if context < 1 or context > MAX_CONTEXT:
         raise InputError(f"sequence length must be between 1 and {MAX_CONTEXT:,}, got {context}", field="context")
     if mfu is not None and not 0 < mfu <= 1:

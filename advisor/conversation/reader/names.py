@@ -268,6 +268,13 @@ _COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})(?P<k>k(?=\s))?\s*(?:x
 _COUNT_WINDOW = 32  # characters looked at before a card's name for its count ("1024 refurbished ")
 # "16k H100s", "on 16K H100", "24k H100 GPUs": a count in thousands (training clusters) when the card is named as
 # hardware — after "on/using/with/across" or followed by a plural or a GPU word; a bare "32k H100" stays a context
+def k_gpus(value: float) -> int:
+    """What "k" multiplies in a GPU count: 1,024 where the count is a power of two or a multiple of 8 (clusters are
+    built so: Meta's "16K H100" is 16,384 GPUs, its "24K" clusters 24,576), else 1,000 ("100k H100s")."""
+    whole = float(value).is_integer()
+    return 1024 if whole and (int(value) in (1, 2, 4) or int(value) % 8 == 0) else 1000
+
+
 _K_COUNT_BEFORE = re.compile(r"(?:\b(?:on|using|with|across|over|of|have|own|got)|用|在|有)\s*$")
 _K_COUNT_AFTER = re.compile(r"(?:s\b|\s*(?:gpus?|cards?|accelerators?|nodes?|张|块|卡))", re.I)
 _COUNT_AFTER = re.compile(rf"(?:s|'s)?\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>{NUM})\s*(?:张|块|片)")
@@ -521,7 +528,7 @@ def _count_near(s: str, start: int, end: int) -> tuple[int | None, int, int]:
         if value is not None and m.group("k"):
             as_hardware = _K_COUNT_BEFORE.search(s[max(0, start - 40):start - (len(before) - m.start())]) \
                 or _K_COUNT_AFTER.match(s[end:end + 16]) or s[end - 1:end].lower() == "s"  # "H100s"
-            value = value * 1000 if as_hardware else None
+            value = value * k_gpus(value) if as_hardware else None
         if value is not None and 1 <= value <= MAX_GPU_COUNT and not re.search(r"\d\s*$", before[:m.start("num")]):
             return int(value), start - (len(before) - m.start()), end
     m = _COUNT_AFTER.match(s[end:end + 16])

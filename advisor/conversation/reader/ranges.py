@@ -12,12 +12,12 @@ from __future__ import annotations
 import math
 import sys
 
-from advisor.workload import Constraints, Workload, field_bounds
+from advisor.workload import MAX_CLUSTER_GPUS, Constraints, Workload, field_bounds
 from knowledge.messages import t
 from knowledge.structs import Frozen
 
 MIN_CONTEXT = 16  # tokens; a smaller number beside "context" is not a context length
-MAX_GPU_COUNT = 131_072  # GPUs: the largest training clusters reported (100k–200k) are read; beyond, not a count
+MAX_GPU_COUNT = MAX_CLUSTER_GPUS  # GPUs: the largest training clusters reported (100k–200k) are read; beyond, not a count
 
 # the slots said back with a label of their own (the catalog's "range.label.<slot>") and their unit, the same in both
 # languages; another slot is named as it is
