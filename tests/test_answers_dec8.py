@@ -278,3 +278,13 @@ def test_a_cluster_of_tens_of_thousands_is_sized(text: str, shown: str) -> None:
     or 4,096 servers) where a training time was asked."""
     first = turn(text).answer.split("\n")[0]
     assert first.startswith("About") and shown in first and "Input should be" not in first, first
+
+
+@pytest.mark.parametrize("text, value", [
+    ("serve llama 3.1 8b on 300000 H100s", "300,000"),
+    ("how long to pretrain 405B on 15T tokens on 200k H100s?", "200,000"),
+])
+def test_a_gpu_count_beyond_any_cluster_is_said_back(text: str, value: str) -> None:
+    """A count past the largest clusters had been dropped without a word (1 H100 sized, or 32,768 chosen)."""
+    first = turn(text).answer.split("\n")[0]
+    assert value in first and "131,072" in first, first

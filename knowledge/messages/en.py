@@ -1413,6 +1413,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "range.above": "more than",
     "range.below": "less than",
     "range.label.concurrency": "number of concurrent users",
+    "range.label.gpu_count": "number of GPUs",
     "range.label.context": "context length",
     "range.label.train_tokens": "training token budget",
     "range.label.prompt_tokens": "prompt length",

@@ -1404,6 +1404,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "range.above": "超过了上限",
     "range.below": "低于下限",
     "range.label.concurrency": "并发数",
+    "range.label.gpu_count": "GPU 数量",
     "range.label.context": "上下文长度",
     "range.label.train_tokens": "训练 token 数",
     "range.label.prompt_tokens": "提示长度",

@@ -16,7 +16,7 @@ from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.inline_specs import read_bandwidth, read_user_model
 from advisor.conversation.reader.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
 from advisor.conversation.reader.numbers import DIGITS, to_number
-from advisor.conversation.reader.ranges import MAX_GPU_COUNT
+from advisor.conversation.reader.ranges import MAX_GPU_COUNT, OutOfRange
 from advisor.conversation.reader.servers import per_server_default, servers_asked, servers_near
 from advisor.conversation.reader.slots import Claim, GpuMention, Slots
 from advisor.conversation.reader.text import EN_WORD_NUM, NUM, SIZE, Text, size_of
@@ -269,10 +269,11 @@ _COUNT_WINDOW = 32  # characters looked at before a card's name for its count ("
 # "16k H100s", "on 16K H100", "24k H100 GPUs": a count in thousands (training clusters) when the card is named as
 # hardware — after "on/using/with/across" or followed by a plural or a GPU word; a bare "32k H100" stays a context
 def k_gpus(value: float) -> int:
-    """What "k" multiplies in a GPU count: 1,024 where the count is a power of two or a multiple of 8 (clusters are
-    built so: Meta's "16K H100" is 16,384 GPUs, its "24K" clusters 24,576), else 1,000 ("100k H100s")."""
-    whole = float(value).is_integer()
-    return 1024 if whole and (int(value) in (1, 2, 4) or int(value) % 8 == 0) else 1000
+    """What "k" multiplies in a GPU count: 1,024 where the count is a power of two or a multiple of 8 under 100
+    (clusters are built so: Meta's "16K H100" is 16,384 GPUs, its "24K" clusters 24,576), else 1,000 ("100k H100s",
+    "200k GPUs")."""
+    n = int(value) if float(value).is_integer() else 0
+    return 1024 if n > 0 and (n & (n - 1) == 0 or (n % 8 == 0 and n < 100)) else 1000
 
 
 _K_COUNT_BEFORE = re.compile(r"(?:\b(?:on|using|with|across|over|of|have|own|got)|用|在|有)\s*$")
@@ -389,6 +390,9 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         if said is not None and variant is not None:  # "Mac Studio M3 Ultra with 512GB", "a 40GB A100": that one
             gpu_id, assumed, start, end = variant, "", min(start, said[1]), max(end, said[2])
         count, c_start, c_end = _count_near(t.s, start, end)
+        over, _ = _count_before(t.s, start, end) if count is None else (None, start)
+        if over is not None and over > MAX_GPU_COUNT:  # "300000 H100s": said back as out of range, never dropped
+            slots.out_of_range.append(OutOfRange(slot="gpu_count", value=over, lo=1, hi=MAX_GPU_COUNT))
         if said is not None and variant is None and not _holds(catalog.gpu(gpu_id), said[0], OWN_TOLERANCE, count):
             # "4090 48G 魔改", "48G的4090", "H100 96G": a card the catalog lacks, not its namesake ("两张 4090 48G": both)
             slots.unknown_gpus.append(t.quote(min(start, said[1]), max(end, said[2])))
@@ -519,18 +523,26 @@ def _clause_before(s: str, start: int) -> str:
     return s[cut:start]
 
 
-def _count_near(s: str, start: int, end: int) -> tuple[int | None, int, int]:
-    """The count said before ("两张 4090", "4x H100") or after ("H100 x 8") a GPU name, and the span it widens to."""
+def _count_before(s: str, start: int, end: int) -> tuple[float | None, int]:
+    """The number said right before a GPU name as its count ("两张 4090", "16k H100s"), any size, and where it
+    starts; (None, start) when there is none."""
     before = s[max(0, start - _COUNT_WINDOW):start]
     m = _COUNT_BEFORE.search(before)
-    if m:
-        value = to_number(m.group("num"))
-        if value is not None and m.group("k"):
-            as_hardware = _K_COUNT_BEFORE.search(s[max(0, start - 40):start - (len(before) - m.start())]) \
-                or _K_COUNT_AFTER.match(s[end:end + 16]) or s[end - 1:end].lower() == "s"  # "H100s"
-            value = value * k_gpus(value) if as_hardware else None
-        if value is not None and 1 <= value <= MAX_GPU_COUNT and not re.search(r"\d\s*$", before[:m.start("num")]):
-            return int(value), start - (len(before) - m.start()), end
+    if not m or re.search(r"\d\s*$", before[:m.start("num")]):
+        return None, start
+    value = to_number(m.group("num"))
+    if value is not None and m.group("k"):
+        as_hardware = _K_COUNT_BEFORE.search(s[max(0, start - 40):start - (len(before) - m.start())]) \
+            or _K_COUNT_AFTER.match(s[end:end + 16]) or s[end - 1:end].lower() == "s"  # "H100s"
+        value = value * k_gpus(value) if as_hardware else None
+    return value, start - (len(before) - m.start())
+
+
+def _count_near(s: str, start: int, end: int) -> tuple[int | None, int, int]:
+    """The count said before ("两张 4090", "4x H100") or after ("H100 x 8") a GPU name, and the span it widens to."""
+    value, at = _count_before(s, start, end)
+    if value is not None and 1 <= value <= MAX_GPU_COUNT:
+        return int(value), at, end
     m = _COUNT_AFTER.match(s[end:end + 16])
     if m:
         value = to_number(m.group("num") or m.group("num2"))

@@ -22,7 +22,7 @@ MAX_GPU_COUNT = MAX_CLUSTER_GPUS  # GPUs: the largest training clusters reported
 # the slots said back with a label of their own (the catalog's "range.label.<slot>") and their unit, the same in both
 # languages; another slot is named as it is
 _UNITS = {"concurrency": "", "context": " tokens", "train_tokens": " tokens", "prompt_tokens": " tokens",
-          "output_tokens": " tokens", "budget": "", "electricity": "/kWh"}
+          "output_tokens": " tokens", "budget": "", "electricity": "/kWh", "gpu_count": ""}
 
 
 class OutOfRange(Frozen):
