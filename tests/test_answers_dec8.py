@@ -288,3 +288,19 @@ def test_a_gpu_count_beyond_any_cluster_is_said_back(text: str, value: str) -> N
     """A count past the largest clusters had been dropped without a word (1 H100 sized, or 32,768 chosen)."""
     first = turn(text).answer.split("\n")[0]
     assert value in first and "131,072" in first, first
+
+
+@pytest.mark.parametrize("text, count, budget", [
+    ("用 1 万张 h800 训练 70b 要多久", 10000, None),
+    ("两千张 a100 训练 13b", 2000, None),
+    ("预算 50 万，买几张 4090", None, 500000.0),
+])
+def test_a_chinese_count_of_ten_thousand_cards_is_no_budget(text: str, count: int | None, budget: float | None) -> None:
+    """"1 万张 H800" had been read as a budget of ¥10,000 and the card count dropped."""
+    s = extract(text, CAT, lang="zh")
+    assert [m.count for m in s.candidates][:1] == [count] and s.budget == budget, s
+
+
+def test_a_count_past_the_limit_said_in_chinese_is_no_budget() -> None:
+    s = extract("训练用 50 万张 h100 要多久，405b，15t tokens", CAT, lang="zh")
+    assert s.budget is None and [o.slot for o in s.out_of_range] == ["gpu_count"], s

@@ -263,7 +263,7 @@ _PEOPLE_AFTER = re.compile(r"\s*-?\s*(?:person|people|member|strong|seat|man)\b|
 _COUNT_ADJECTIVE = (r"(?:(?:of\s+(?:our|my|the|their)\s+)?(?:(?:rented|leased|used|spare|new|idle|existing|owned|reserved|"
                     r"dedicated|available|second[\s-]*hand|refurbished|on[\s-]*demand|cloud)\s+)?|of\s+(?:our|my|the|their)\s+|"
                     r"(?:租来的|租的|二手的?|闲置的?|现有的?|新的?)\s*)")
-_COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})(?P<k>k(?=\s))?\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*"
+_COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})(?P<k>k(?=\s))?(?P<wan>\s*[万千](?=\s*[张块台片卡]))?\s*(?:x|\*|张|块|台|片|卡|个|枚)?\s*(?:张|块)?\s*"
                            rf"(?:卡\s*)?(?:的\s*)?{_COUNT_ADJECTIVE}$")
 _COUNT_WINDOW = 32  # characters looked at before a card's name for its count ("1024 refurbished ")
 # "16k H100s", "on 16K H100", "24k H100 GPUs": a count in thousands (training clusters) when the card is named as
@@ -390,9 +390,10 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
         if said is not None and variant is not None:  # "Mac Studio M3 Ultra with 512GB", "a 40GB A100": that one
             gpu_id, assumed, start, end = variant, "", min(start, said[1]), max(end, said[2])
         count, c_start, c_end = _count_near(t.s, start, end)
-        over, _ = _count_before(t.s, start, end) if count is None else (None, start)
+        over, at = _count_before(t.s, start, end) if count is None else (None, start)
         if over is not None and over > MAX_GPU_COUNT:  # "300000 H100s": said back as out of range, never dropped
             slots.out_of_range.append(OutOfRange(slot="gpu_count", value=over, lo=1, hi=MAX_GPU_COUNT))
+            t.consume(at, start)  # "50 万张 H100": a count of cards, not a budget
         if said is not None and variant is None and not _holds(catalog.gpu(gpu_id), said[0], OWN_TOLERANCE, count):
             # "4090 48G 魔改", "48G的4090", "H100 96G": a card the catalog lacks, not its namesake ("两张 4090 48G": both)
             slots.unknown_gpus.append(t.quote(min(start, said[1]), max(end, said[2])))
@@ -535,6 +536,8 @@ def _count_before(s: str, start: int, end: int) -> tuple[float | None, int]:
         as_hardware = _K_COUNT_BEFORE.search(s[max(0, start - 40):start - (len(before) - m.start())]) \
             or _K_COUNT_AFTER.match(s[end:end + 16]) or s[end - 1:end].lower() == "s"  # "H100s"
         value = value * k_gpus(value) if as_hardware else None
+    if value is not None and m.group("wan"):  # "1 万张 H800": ten thousand cards, not a budget of ¥10,000
+        value *= 10_000 if "万" in m.group("wan") else 1_000
     return value, start - (len(before) - m.start())
 
 
