@@ -36,13 +36,13 @@ class CloudOffers(Frozen):
 
     offers: Annotated[tuple[CloudOffer, ...], Meta(min_length=1)]
 
+    def of(self, provider: str) -> tuple[CloudOffer, ...]:
+        """The instance families `provider` rents (its canonical name, any case), in file order."""
+        return tuple(o for o in self.offers if o.provider.lower() == provider.lower())
+
     def cards_of(self, provider: str) -> tuple[str, ...]:
-        """The catalog cards `provider` rents (its canonical name, any case), in file order without repeats."""
-        seen: dict[str, None] = {}
-        for o in self.offers:
-            if o.provider.lower() == provider.lower():
-                seen[o.gpu] = None
-        return tuple(seen)
+        """The catalog cards `provider` rents, in file order without repeats."""
+        return tuple(dict.fromkeys(o.gpu for o in self.of(provider)))
 
 
 @lru_cache(maxsize=1)

@@ -229,6 +229,11 @@ class GpuSpec(Strict):
         return self.software_stack or _VENDOR_STACK[self.vendor]
 
     @property
+    def server_card(self) -> bool:
+        """A data-centre card (not a whole machine): bought by the server, scaled by adding more of it."""
+        return self.segment == "datacenter" and not self.is_machine
+
+    @property
     def scale_up(self) -> bool:
         """The server's cards share a switched card-to-card fabric (NVLink switch, Infinity Fabric, Ascend HCCS):
         a model split over servers then crosses the scale-out network only between whole baseboards."""

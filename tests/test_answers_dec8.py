@@ -8,7 +8,7 @@ import pytest
 
 from advisor.conversation.reader.extract import extract
 from advisor.conversation.session import Conversation
-from advisor.recommend.recommender import recommend, spread_consumer
+from advisor.recommend.recommender import recommend, spread_over_servers
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
 
@@ -41,7 +41,7 @@ def test_a_team_model_is_not_led_by_pcie_cards_over_servers(text: str) -> None:
 def test_the_ranking_puts_pcie_pipelines_over_servers_after_one_server() -> None:
     rec = recommend(Workload(model="deepseek-v3", task="inference", concurrency=3, context=32768), Constraints())
     lead = rec.options[0]
-    assert "recommended" in lead.labels and not spread_consumer(lead, GPUS), lead
+    assert "recommended" in lead.labels and not spread_over_servers(lead, GPUS), lead
     spread = [o for o in rec.options if o.nodes > 1 and not GPUS[o.gpu].scale_up and o.layout.pp > 1]
     for o in spread:  # every PCIe pipeline over servers comes after the lead
         assert rec.options.index(o) > 0
@@ -53,7 +53,7 @@ def test_replicas_one_per_server_are_not_spread() -> None:
                     Constraints(candidates=("l4",)))
     replicas = [o for o in rec.options if o.gpu == "l4" and o.nodes > 1 and o.layout.pp == 1]
     assert replicas, rec.options
-    assert not any(spread_consumer(o, GPUS) for o in replicas)
+    assert not any(spread_over_servers(o, GPUS) for o in replicas)
 
 
 # --- a Chinese headcount said with a measure word and a role --------------------------------------------------------

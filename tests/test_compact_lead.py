@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from advisor.recommend.rank import spread_consumer
+from advisor.recommend.rank import spread_over_servers
 from advisor.recommend.recommender import recommend
 from advisor.workload import Constraints, Workload
 from knowledge.catalog import load_catalog
@@ -24,7 +24,7 @@ def _gpus() -> dict:
 
 def test_the_lead_is_one_server_in_eight_bit_and_costs_less() -> None:
     bf16 = recommend(Workload(model="qwen3-235b-a22b", weights="bf16"), CN_500K)
-    assert spread_consumer(bf16.options[0], _gpus())  # what the checkpoint's own precision leads with
+    assert spread_over_servers(bf16.options[0], _gpus())  # what the checkpoint's own precision leads with
     rec = recommend(Workload(model="qwen3-235b-a22b"), CN_500K)
     top = rec.options[0]
     assert top.nodes == 1 and "quantised" in top.labels and top.layout.weights in ("fp8", "awq-int4")

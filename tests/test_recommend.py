@@ -9,7 +9,7 @@ from advisor.recommend.recommender import (
     cost_of,
     evaluate_configs,
     recommend,
-    spread_consumer,
+    spread_over_servers,
     total_price,
 )
 from advisor.estimator.results import Breakdown
@@ -244,7 +244,7 @@ def test_one_server_before_consumer_cards_spread_over_several() -> None:
                       Constraints(region="cn", currency="CNY", budget=500_000))
     used = [o for o in fewer.options if "used" in o.labels]
     one_server = next(o for o in used if o.nodes == 1)
-    spread = [o for o in used if spread_consumer(o, gpus)]
+    spread = [o for o in used if spread_over_servers(o, gpus)]
     assert spread and all(cost_of(one_server) <= cost_of(o) for o in spread)
     assert "best_value" in one_server.labels  # value ranks one server before consumer cards spread over two
 

@@ -124,7 +124,7 @@ def _precision_change(search: Search, c: Constraints, scope: Constraints | None,
     # one person's one card: 3- and 2-bit GGUF files too; not for a data-centre card, which is scaled by the server
     # ("an MI300X for Llama-3.1-405B": eight of them, not a 3-bit file on one)
     named = [search.catalog.gpu(g) for g in c.candidates]
-    server_card = bool(named) and all(g.segment == "datacenter" and not g.is_machine for g in named)
+    server_card = bool(named) and all(g.server_card for g in named)
     if c.max_gpus_per_node * c.max_nodes == 1 and w.concurrency <= 1 and not server_card:
         formats += BELOW_4_BIT
     if w.concurrency > LLAMA_CPP_MAX_USERS:  # a GGUF quant runs under llama.cpp: a handful of parallel slots, not a

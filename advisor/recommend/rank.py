@@ -47,7 +47,7 @@ STACK_MARGIN = 0.30
 SLOW_FACTOR = 2.0
 
 
-def spread_consumer(o: Option, gpus: dict[str, GpuSpec]) -> bool:
+def spread_over_servers(o: Option, gpus: dict[str, GpuSpec]) -> bool:
     """Cards spread over several servers without a scale-up fabric: consumer or workstation cards on any multi-server
     layout (no NVLink switch, no peer-to-peer, PCIe and Ethernet between machines), and data-centre cards without a
     switched fabric (`GpuSpec.scale_up`: L4, L40S, H100 PCIe) when one copy of the model is split across the servers (a pipeline or a training step crosses Ethernet; independent
@@ -130,7 +130,7 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
     (`prefer_mainstream`), which named cards skip."""
     ok = [o for o in options if o.meets_targets]
     priced = [o for o in ok if total_price(o)]
-    compact = any(not spread_consumer(o, gpus) for o in priced)
+    compact = any(not spread_over_servers(o, gpus) for o in priced)
     roomy = any(not o.near_capacity for o in priced)
 
     def perf(o: Option) -> float:
@@ -141,7 +141,7 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
         return 1.0 / (money * o.training.wall.s) if training and o.training else perf(o) / money
 
     def spread(o: Option) -> int:  # consumer cards over servers: not the pick, and over more servers still less so
-        return o.nodes if compact and spread_consumer(o, gpus) else 0
+        return o.nodes if compact and spread_over_servers(o, gpus) else 0
 
     def tight(o: Option) -> bool:  # near its memory limit while another option has room: not the pick
         return roomy and o.near_capacity

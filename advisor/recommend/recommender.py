@@ -72,7 +72,7 @@ from advisor.recommend.rank import (
     could_lead,
     rank,
     second_hand,
-    spread_consumer,
+    spread_over_servers,
 )
 from advisor.recommend.results import (
     Change,
@@ -146,7 +146,7 @@ __all__ = [
     "same_config",
     "second_hand",
     "sold_in",
-    "spread_consumer",
+    "spread_over_servers",
     "target_misses",
     "total_price",
     "unit_price",
@@ -386,12 +386,12 @@ COMPACT_FORMATS = ("fp8", "awq-int4")
 
 def _compact_lead(search: Search, gpus: dict[str, GpuSpec], shortlist: list[Option]) -> list[Option]:
     """Serving at the checkpoint's own precision when the lead spreads consumer or workstation cards over several
-    servers (rank.spread_consumer: PCIe and Ethernet between machines; Qwen3-235B in BF16 within ¥500k: 40 RTX 5060
+    servers (rank.spread_over_servers: PCIe and Ethernet between machines; Qwen3-235B in BF16 within ¥500k: 40 RTX 5060
     Ti in 5 servers): the first of COMPACT_FORMATS narrower than that precision with which one server of cards a
     company can buy new holds the model within the targets, at no more than the lead's purchase, leads instead. []
     when the user stated a precision, or none does."""
     w, c = search.workload, search.constraints
-    if w.is_training or w.weights is not None or not shortlist or not spread_consumer(shortlist[0], gpus):
+    if w.is_training or w.weights is not None or not shortlist or not spread_over_servers(shortlist[0], gpus):
         return []
     top = shortlist[0]
     own = bits_per_weight(default_inference_format(search.model))

@@ -268,6 +268,11 @@ _COUNT_BEFORE = re.compile(rf"(?P<num>{NUM}|{EN_WORD_NUM})(?P<k>k(?=\s))?(?P<wan
 _COUNT_WINDOW = 32  # characters looked at before a card's name for its count ("1024 refurbished ")
 # "16k H100s", "on 16K H100", "24k H100 GPUs": a count in thousands (training clusters) when the card is named as
 # hardware — after "on/using/with/across" or followed by a plural or a GPU word; a bare "32k H100" stays a context
+_K_COUNT_BEFORE = re.compile(r"(?:\b(?:on|using|with|across|over|of|have|own|got)|用|在|有)\s*$")
+_K_COUNT_AFTER = re.compile(r"(?:s\b|\s*(?:gpus?|cards?|accelerators?|nodes?|张|块|卡))", re.I)
+_COUNT_AFTER = re.compile(rf"(?:s|'s)?\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>{NUM})\s*(?:张|块|片)")
+
+
 def k_gpus(value: float) -> int:
     """What "k" multiplies in a GPU count: 1,024 where the count is a power of two or a multiple of 8 under 100
     (clusters are built so: Meta's "16K H100" is 16,384 GPUs, its "24K" clusters 24,576), else 1,000 ("100k H100s",
@@ -276,9 +281,6 @@ def k_gpus(value: float) -> int:
     return 1024 if n > 0 and (n & (n - 1) == 0 or (n % 8 == 0 and n < 100)) else 1000
 
 
-_K_COUNT_BEFORE = re.compile(r"(?:\b(?:on|using|with|across|over|of|have|own|got)|用|在|有)\s*$")
-_K_COUNT_AFTER = re.compile(r"(?:s\b|\s*(?:gpus?|cards?|accelerators?|nodes?|张|块|卡))", re.I)
-_COUNT_AFTER = re.compile(rf"(?:s|'s)?\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>{NUM})\s*(?:张|块|片)")
 _GPU_LIKE = re.compile(r"(?:华为\s*)?(?:昇腾|ascend|atlas)\s*\d{3}[a-z]{0,2}(?![a-z0-9])|"
                        r"(?<![a-z])(?:vera\s*)?rubin(?:\s*(?:cpx|ultra))?(?![a-z0-9])|"
                        r"(?<![a-z0-9])(?:rtx\s*(?:pro\s*)?\d{4}\s*(?:ti\s*super|ti|super|d|blackwell)?|"

@@ -142,8 +142,7 @@ def cloud_bit(ev: Any, lang: str) -> str:
     from knowledge.cloud_offers import load_cloud_offers
 
     lead = top_option(ev)
-    offer = next((o for o in load_cloud_offers().offers
-                  if lead is not None and o.provider.lower() == provider.lower() and o.gpu == lead.gpu), None)
+    offer = next((o for o in load_cloud_offers().of(provider) if lead is not None and o.gpu == lead.gpu), None)
     if lead is None or offer is None:
         return t("screen.assumed.on_cloud", lang, provider=provider)
     return t("screen.assumed.on_cloud_instance", lang, provider=provider, n=-(-lead.count // offer.gpus),

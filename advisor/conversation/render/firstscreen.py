@@ -400,7 +400,7 @@ def _best_other(ev: Any, o: Any) -> Any:
     # a data-centre card is bought by the server: up to two 8-GPU servers of it is "the same card", and comes first
     # ("is H100 enough for Llama-3.1-405B?": 16 H100, before another card)
     gpu = load_catalog().find_gpu(o.gpu)
-    if gpu is not None and gpu.segment == "datacenter" and not gpu.is_machine:
+    if gpu is not None and gpu.server_card:
         same = [x for x in ok if x.gpu == o.gpu and x.count <= max(SERVER_REACH, SAME_CARD_REACH * o.count)]
         if same:
             return same[0]

@@ -13,7 +13,7 @@ from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_
 from advisor.recommend.prices import PRICE_MAX_AGE_DAYS, stale_price
 
 # option_tags (issue 15): 4-bit format, used-card price, near the memory limit
-from advisor.recommend.recommender import option_tags, spread_consumer, total_price
+from advisor.recommend.recommender import option_tags, spread_over_servers, total_price
 from advisor.recommend.results import purchase_line
 from knowledge.catalog import load_catalog
 from knowledge.errors import CatalogError
@@ -69,14 +69,14 @@ LABELS = ("lowest_cost", "best_value", "best_performance", "existing", "candidat
 
 def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[str]:
     """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
-    that meets the targets but spreads consumer cards over servers (`advisor.recommend.recommender.spread_consumer`, the
+    that meets the targets but spreads consumer cards over servers (`advisor.recommend.recommender.spread_over_servers`, the
     criterion the ranking puts after it)."""
     import math
 
     def spread_and_cheaper(p: Option) -> bool:  # cheaper to buy: "lowest cost" marks the cheapest purchase
         if p is o or not p.meets_targets or (total_price(p) or math.inf) >= (total_price(o) or math.inf):
             return False
-        return spread_consumer(p, {p.gpu: load_catalog().gpu(p.gpu)})
+        return spread_over_servers(p, {p.gpu: load_catalog().gpu(p.gpu)})
 
     words = []
     for lab in o.labels:
