@@ -440,7 +440,7 @@ def test_r45_r38_a_cloud_quote_from_the_other_market_says_so():
 
 def test_r47_lowest_cost_says_what_it_is_lowest_among():
     """Story 2: 16× L20 ranks as the lowest cost although 32× RTX 4090 in four servers has a lower TCO — the
-    recommender ranks consumer cards spread over servers after the rest (R01) — so the label says so; where the
+    recommender ranks PCIe cards spread over servers after the rest (R01) — so the label says so; where the
     labelled option is the cheapest of all, it stays "lowest cost"."""
     from types import SimpleNamespace
 
@@ -460,7 +460,7 @@ def test_r47_lowest_cost_says_what_it_is_lowest_among():
     assert price(labelled[0]) == min(price(r) for r in rows)
     assert "32× NVIDIA GeForce RTX 4090" not in answer.split("**Details**")[0]
     _, plain = ask("Serve Qwen2.5-7B to 10 users with 4k context")
-    assert "lowest cost" in plain.answer and "without consumer cards" not in plain.answer
+    assert "lowest cost" in plain.answer and "without PCIe cards" not in plain.answer
 
     def opt(amount, nodes, labels=(), meets=True, gpu="rtx-4090"):
         return SimpleNamespace(labels=list(labels), meets_targets=meets, nodes=nodes, price={"amount": 1},
@@ -469,7 +469,7 @@ def test_r47_lowest_cost_says_what_it_is_lowest_among():
                                gpu=gpu)
 
     labelled, spread = opt(230_000, 2, ["lowest_cost", "best_value"], gpu="l20"), opt(180_000, 4)
-    assert _label_words(labelled, "zh", [labelled, spread]) == ["最低成本（不计跨服务器的消费级卡方案）", "最佳性价比"]
+    assert _label_words(labelled, "zh", [labelled, spread]) == ["最低成本（不计 PCIe 卡跨服务器切分的方案）", "最佳性价比"]
     assert _label_words(labelled, "zh", [labelled, opt(180_000, 4, meets=False)]) == ["最低成本", "最佳性价比"]
     assert _label_words(labelled, "en", [labelled, opt(250_000, 4)]) == ["lowest cost", "best value"]
     # a cheaper option that is not consumer cards over several servers is not what the label's words are about

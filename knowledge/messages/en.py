@@ -1318,7 +1318,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "option.label.candidate": "named by you",
     "option.label.recommended": "recommended",
     "option.label.used": "used cards",
-    "option.label.lowest_cost_compact": "lowest cost without consumer cards spread over servers",
+    "option.label.lowest_cost_compact": "lowest cost without PCIe cards spread over servers",
     "option.miss.budget": "over budget",
     "option.miss.no_price": "no dated price in the catalog",
     "option.miss.power": "over the power limit",

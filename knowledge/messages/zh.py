@@ -1310,7 +1310,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "option.label.candidate": "您提到的",
     "option.label.recommended": "推荐",
     "option.label.used": "二手卡",
-    "option.label.lowest_cost_compact": "最低成本（不计跨服务器的消费级卡方案）",
+    "option.label.lowest_cost_compact": "最低成本（不计 PCIe 卡跨服务器切分的方案）",
     "option.miss.budget": "超出预算",
     "option.miss.no_price": "目录中没有带日期的价格",
     "option.miss.power": "超出功耗限制",

@@ -69,7 +69,7 @@ LABELS = ("lowest_cost", "best_value", "best_performance", "existing", "candidat
 
 def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[str]:
     """The option's labels in words; "lowest cost" says what it is lowest among when `options` holds a cheaper one
-    that meets the targets but spreads consumer cards over servers (`advisor.recommend.recommender.spread_over_servers`, the
+    that meets the targets but spreads PCIe cards (consumer or data-centre without a switched fabric) over servers (`advisor.recommend.recommender.spread_over_servers`, the
     criterion the ranking puts after it)."""
     import math
 
@@ -82,7 +82,7 @@ def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[st
     for lab in o.labels:
         if lab not in LABELS:
             continue
-        # "lowest cost" when a cheaper option exists but spreads consumer cards over several servers, which the
+        # "lowest cost" when a cheaper option exists but spreads PCIe cards over several servers, which the
         # recommender ranks after single-server and datacenter options (advisor.recommend.recommender._rank; R01, R47)
         compact = lab == "lowest_cost" and any(spread_and_cheaper(p) for p in options or ())
         words.append(message("option.label.lowest_cost_compact" if compact else f"option.label.{lab}", lang))
