@@ -21,7 +21,7 @@ CLOUD_OFFERS_FILE = Path(__file__).resolve().parent / "data" / "cloud_offers.yam
 
 
 class CloudOffer(Frozen):
-    """One instance family of a cloud: its catalog card and how many of them one instance has."""
+    """One instance size of a cloud: its catalog card and how many of them one instance has."""
 
     provider: str  # as advisor.conversation.reader.rental.read_provider names it
     instance: str
@@ -39,6 +39,26 @@ class CloudOffers(Frozen):
     def of(self, provider: str) -> tuple[CloudOffer, ...]:
         """The instance families `provider` rents (its canonical name, any case), in file order."""
         return tuple(o for o in self.offers if o.provider.lower() == provider.lower())
+
+    def instances_for(self, provider: str, gpu: str, count: int, group: int = 1) -> tuple[CloudOffer, int] | None:
+        """The instance size of `provider` and how many of it rent `count` cards of `gpu` whose copies of the model
+        take `group` cards each (TP × PP; 1 for independent single-card copies); None where it rents none.
+
+        A copy that fits one instance stays in it: n = ceil(copies / floor(k / group)) instances of k cards. A copy
+        larger than every size spans the largest: n = ceil(count / k_max). Of the sizes that hold it, the fewest
+        cards rented (n·k), then the fewest instances; "2 L40S in TP 2" is one 4-card g6e.12xlarge, "2 L40S as two
+        copies" two 1-card g6e.xlarge."""
+        sizes = [o for o in self.of(provider) if o.gpu == gpu]
+        if not sizes or count < 1:
+            return None
+        group = max(1, min(group, count))
+        copies = -(-count // group)
+        fitting = [(-(-copies // (o.gpus // group)), o) for o in sizes if o.gpus >= group]
+        if not fitting:
+            big = max(sizes, key=lambda o: o.gpus)
+            return big, -(-count // big.gpus)
+        n, offer = min(fitting, key=lambda p: (p[0] * p[1].gpus, p[0]))
+        return offer, n
 
     def cards_of(self, provider: str) -> tuple[str, ...]:
         """The catalog cards `provider` rents, in file order without repeats."""

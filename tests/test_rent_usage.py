@@ -214,4 +214,4 @@ def test_rent_or_buy_prices_the_recommended_cards_even_when_no_cloud_lists_them(
         base = default_catalog().find_gpu(gpu.china.china_variant_of)
         assert base is not None and base.name in second, second
     elif not gpu.cloud:  # no cloud rents it at all: said, and the rent is the first rentable option's
-        assert f"目录里没有云厂商出租推荐采购的 {lead['count']}× {lead['gpu_name']}" in first, first
+        assert f"目录里没有推荐采购的 {lead['count']}× {lead['gpu_name']} 的带日期小时租价" in first, first

@@ -54,12 +54,13 @@ def said_length_bits(ev: Any, said: Sequence[SaidLength], book: Book, lang: str)
 
 def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, users_answered: bool = False,
                  share: float | None = None, daily_each: float | None = None, qps: float | None = None,
-                 said: Sequence[SaidLength] = ()) -> str:
+                 said: Sequence[SaidLength] = (), instances_said: bool = False) -> str:
     """The defaults this answer rests on, in one line (all assumptions are in the details); `people`: the headcount
     the concurrency was inferred from ("team of 15" → 2 at the same time, dialog.load.PEAK_SHARE), or, with
     `daily_each` (each one's requests a day), their requests averaged over the day, `qps`, by Little's law;
     `users_answered`: the lead answers "how many users?", so the default concurrency is no assumption of it;
-    `said`: the lengths said in characters or words, stated with their conversion to tokens."""
+    `said`: the lengths said in characters or words, stated with their conversion to tokens; `instances_said`: the
+    first sentence already names the cloud's instances, so the cloud is said without them."""
     w = ev.workload
     bits = [task_label(w.task, lang)]
     stated_users = "concurrency" in (getattr(ev, "stated", None) or ())
@@ -124,7 +125,7 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     if w.task != "inference" and getattr(ev.constraints, "mfu", None):  # a stated MFU replaces the calibrated one
         pct = book.num("training MFU you stated", ev.constraints.mfu * 100, "%", "user input", 0, suffix="").strip()
         bits.append(t("screen.assumed.mfu", lang, pct=pct))
-    cloud = cloud_bit(ev, lang)
+    cloud = cloud_bit(ev, lang, instances_said)
     if cloud:
         bits.append(cloud)
     region = ev.constraints.region
@@ -132,18 +133,40 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     return t("screen.assumed", lang, bits=t("list.comma", lang).join(bits))
 
 
-def cloud_bit(ev: Any, lang: str) -> str:
-    """The cloud named as the host ("on AWS"): the search ran over the cards it rents, and the lead's instance — as
-    many of the instance as hold the lead's cards (knowledge.cloud_offers: AWS rents H200 as 8-card p5e.48xlarge)."""
+def cloud_instances(ev: Any) -> tuple[Any, int] | None:
+    """The lead's instances on the cloud named as the host ("on AWS", "which EC2 instance"): the size and how many,
+    each model copy (TP × PP) inside one instance, replicas and data-parallel ranks in separate ones
+    (CloudOffers.instances_for: 8 H200 are one p5e.48xlarge, 2 L40S in TP 2 one 4-card g6e.12xlarge); None where no
+    cloud was named, nothing leads, or the cloud's instances are not listed for the lead's card."""
     provider = getattr(ev, "host_cloud", None)
-    if not provider:
-        return ""
+    lead = top_option(ev) if provider else None
+    if provider is None or lead is None:
+        return None
     # start-up: the offers table is read only for an answer about a named cloud
     from knowledge.cloud_offers import load_cloud_offers
 
-    lead = top_option(ev)
-    offer = next((o for o in load_cloud_offers().of(provider) if lead is not None and o.gpu == lead.gpu), None)
-    if lead is None or offer is None:
+    return load_cloud_offers().instances_for(provider, lead.gpu, lead.count, lead.layout.tp * lead.layout.pp)
+
+
+def instance_words(ev: Any, lang: str) -> str:
+    """"1× g6e.12xlarge (4× NVIDIA L40S each)", with how many cards are used where some idle; "" without
+    `cloud_instances`."""
+    picked, lead = cloud_instances(ev), top_option(ev)
+    if picked is None or lead is None:
+        return ""
+    offer, n = picked
+    key = "screen.instance" if n * offer.gpus == lead.count else "screen.instance_idle"
+    return t(key, lang, n=n, instance=offer.instance, k=offer.gpus, gpu=load_catalog().gpu(lead.gpu).name,
+             used=lead.count)
+
+
+def cloud_bit(ev: Any, lang: str, instances_said: bool = False) -> str:
+    """The cloud named as the host ("on AWS"): the search ran over the cards it rents, and the lead's instances
+    (`instance_words`) unless the first sentence said them."""
+    provider = getattr(ev, "host_cloud", None)
+    if not provider:
+        return ""
+    words = "" if instances_said else instance_words(ev, lang)
+    if not words:
         return t("screen.assumed.on_cloud", lang, provider=provider)
-    return t("screen.assumed.on_cloud_instance", lang, provider=provider, n=-(-lead.count // offer.gpus),
-             instance=offer.instance, k=offer.gpus, gpu=load_catalog().gpu(lead.gpu).name)
+    return t("screen.assumed.on_cloud_instance", lang, provider=provider, instances=words)

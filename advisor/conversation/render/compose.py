@@ -28,7 +28,7 @@ from advisor.conversation.reader.inline_specs import ASSUMED, card_lines, model_
 from advisor.conversation.reader.lang import say
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render import load_lead
-from advisor.conversation.render.assumed_line import assumed_line
+from advisor.conversation.render.assumed_line import assumed_line, instance_words
 from advisor.conversation.render.assumptions import assumption_text, assumption_zh, assumptions_block, mfu_assumption
 from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.changes import (
@@ -320,9 +320,11 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     changed = changes_block(changes, state, ev, book, lang, catalog)
     if changed:
         first.append(changed)
+    instances = instance_words(ev, lang)  # "On AWS, I recommend 1× g6e.12xlarge": not said again in the line
     first.append(assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=users_lead,
                               share=state.slots.peak_share, daily_each=state.slots.daily_each,
-                              qps=state.slots.qps, said=state.slots.said_lengths or ()))
+                              qps=state.slots.qps, said=state.slots.said_lengths or (),
+                              instances_said=bool(instances) and instances in lead.text))
     return first
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.analysis.result import top_option
 from advisor.conversation.dialog.machine import default_catalog
+from advisor.conversation.render.assumed_line import instance_words
 from advisor.conversation.render.book import (
     SRC_USER,
     Book,
@@ -77,6 +79,10 @@ def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.whic
     if slower_than_target(top, ev):
         tail += against_target(top, ev, book, lang)  # too slow for the target: said in the first sentence
     lay = opt_layout(top, lang, book)  # the engine and format it was sized with (a quantised path says so)
+    instances = instance_words(ev, lang) if key == "screen.which" and top is top_option(ev) else ""
+    if instances:  # "which EC2 instance?": the cloud's instances first, not a purchase of cards and servers
+        return Lead(t("screen.which.on_cloud", lang, provider=ev.host_cloud, instances=instances, lay=lay, need=need,
+                      usable=usable, tail=tail), None, f"memory per GPU on {top.count}× {top.gpu_name}")
     return Lead(t(key, lang, buy=buy, lay=lay, need=need, usable=usable, tail=tail), None,
                 f"memory per GPU on {top.count}× {top.gpu_name}")
 

@@ -1,0 +1,72 @@
+"""A cloud named as the host is answered in its instances: the size that holds the lead's cards with each model copy
+inside one instance, named first when the instance is what was asked ("which EC2 instance?")."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from advisor.conversation.session import Conversation
+from knowledge.cloud_offers import load_cloud_offers
+
+OFFERS = load_cloud_offers()
+
+
+def turn(text: str, lang: str = "en"):  # type: ignore[no-untyped-def]
+    return Conversation(driver="deterministic", lang=lang).respond(text)
+
+
+@pytest.mark.parametrize("gpu, count, group, instance, n", [
+    ("l40s", 2, 2, "g6e.12xlarge", 1),   # one TP-2 copy: a 4-card instance, not two 1-card ones
+    ("l40s", 2, 1, "g6e.xlarge", 2),     # two single-card copies: two 1-card instances
+    ("l40s", 4, 4, "g6e.12xlarge", 1),
+    ("l40s", 6, 2, "g6e.48xlarge", 1),   # three TP-2 copies: 8 cards either way, then the fewest instances
+    ("l40s", 16, 16, "g6e.48xlarge", 2),  # a copy larger than every size spans the largest
+    ("h200-sxm", 16, 8, "p5e.48xlarge", 2),
+    ("h100-sxm", 1, 1, "p5.48xlarge", 1),  # AWS lists H100 only by eight
+    ("l4", 5, 1, "g6.2xlarge", 5),
+])
+def test_the_instance_holds_each_copy_and_rents_fewest_cards(gpu: str, count: int, group: int, instance: str,
+                                                             n: int) -> None:
+    offer, got = OFFERS.instances_for("AWS", gpu, count, group)  # type: ignore[misc]
+    assert (offer.instance, got) == (instance, n)
+    assert got * offer.gpus >= count
+    # no other listed size with room for each copy rents fewer cards
+    for o in OFFERS.of("AWS"):
+        if o.gpu == gpu and o.gpus >= group:
+            copies = -(-count // group)
+            assert -(-copies // (o.gpus // group)) * o.gpus >= got * offer.gpus
+
+
+def test_a_card_the_cloud_does_not_list_has_no_instance() -> None:
+    assert OFFERS.instances_for("AWS", "rtx-4090", 2, 2) is None
+    assert OFFERS.instances_for("Lambda", "h100-sxm", 8, 8) is None
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Which EC2 instance should I use to serve Qwen2.5-32B to 10 users?", "en"),
+    ("What AWS instance type would you pick to host Llama-3.1-8B for 20 users?", "en"),
+    ("We'll host Llama-3.1-8B on AWS for 20 users. Which instance?", "en"),
+    ("部署 Qwen2.5-32B 给 10 个人用，选哪个 AWS 实例？", "zh"),
+])
+def test_which_instance_is_answered_with_the_instance_first(text: str, lang: str) -> None:
+    """"Which EC2 instance?" had been read without the cloud (4× RTX 4090 to buy), and "on AWS" led with a purchase
+    of cards and a server; the first sentence now names the instance that holds the lead's cards."""
+    t = turn(text, lang)
+    first = t.answer.split("\n")[0]
+    lead = next((o for o in t.options if "recommended" in o["labels"]), t.options[0])
+    sizes = {o.instance: o for o in OFFERS.of("AWS") if o.gpu == lead["gpu"]}
+    assert sizes, lead["gpu"]
+    m = re.search(r"(\d+)(?:× | 台 )(\S+?)[ （(]", first)
+    assert m and m.group(2) in sizes, first
+    assert int(m.group(1)) * sizes[m.group(2)].gpus >= lead["count"], first
+    assert first.startswith("On AWS" if lang == "en" else "在 AWS 上"), first
+    assert "to buy" not in first and "采购" not in first, first
+    # said once: the assumed line names the cloud, not the instances again
+    assert t.answer.count(m.group(2)) == 1 or "**Details**" in t.answer, t.answer[:800]
+
+
+def test_a_purchase_question_without_a_cloud_is_unchanged() -> None:
+    first = turn("Serve Qwen2.5-32B to 10 users, which GPUs should we buy?").answer.split("\n")[0]
+    assert first.startswith("I recommend") and "to buy" in first, first
