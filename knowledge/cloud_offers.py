@@ -1,9 +1,9 @@
 """Which catalog cards each cloud rents as instances: `knowledge/data/cloud_offers.yaml`, typed and validated.
 
 A cloud named as the host ("host it on AWS") is sized over the cards it rents. The GPU catalog's dated hourly quotes
-say that for the clouds quoted there; this table adds the instance families of a cloud whose quotes the catalog does
-not hold for every card (AWS rents H100, H200, A100, L4, L40S and T4, and the catalog quotes only its L40S). It
-holds no prices. The tests check that every card and source id resolves.
+say that for the clouds quoted there; this table adds the instance sizes, so that an answer names the instance that
+holds the cards (AWS rents H200 eight at a time, L40S one, four or eight). It holds no prices: those are the catalog's
+per-GPU quotes. The tests check that every card and source id resolves.
 """
 
 # No `from __future__ import annotations`: the field annotations are evaluated when the class is made.
@@ -57,7 +57,7 @@ class CloudOffers(Frozen):
         if not fitting:
             big = max(sizes, key=lambda o: o.gpus)
             return big, -(-count // big.gpus)
-        n, offer = min(fitting, key=lambda p: (p[0] * p[1].gpus, p[0]))
+        n, offer = min(fitting, key=lambda p: (p[0] * p[1].gpus, p[1].gpus))
         return offer, n
 
     def cards_of(self, provider: str) -> tuple[str, ...]:

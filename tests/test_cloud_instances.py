@@ -21,9 +21,9 @@ def turn(text: str, lang: str = "en"):  # type: ignore[no-untyped-def]
     ("l40s", 2, 2, "g6e.12xlarge", 1),   # one TP-2 copy: a 4-card instance, not two 1-card ones
     ("l40s", 2, 1, "g6e.xlarge", 2),     # two single-card copies: two 1-card instances
     ("l40s", 4, 4, "g6e.12xlarge", 1),
-    ("l40s", 6, 2, "g6e.48xlarge", 1),   # three TP-2 copies: 8 cards either way, then the fewest instances
+    ("l40s", 6, 2, "g6e.12xlarge", 2),   # three TP-2 copies: 8 cards either way, then the smaller instances
     ("l40s", 16, 16, "g6e.48xlarge", 2),  # a copy larger than every size spans the largest
-    ("h200-sxm", 16, 8, "p5e.48xlarge", 2),
+    ("h200-sxm", 16, 8, "p5en.48xlarge", 2),  # the size AWS sells on demand (p5e: Capacity Blocks only)
     ("h100-sxm", 1, 1, "p5.48xlarge", 1),  # AWS lists H100 only by eight
     ("l4", 5, 1, "g6.2xlarge", 5),
 ])
@@ -63,8 +63,25 @@ def test_which_instance_is_answered_with_the_instance_first(text: str, lang: str
     assert int(m.group(1)) * sizes[m.group(2)].gpus >= lead["count"], first
     assert first.startswith("On AWS" if lang == "en" else "在 AWS 上"), first
     assert "to buy" not in first and "采购" not in first, first
-    # said once: the assumed line names the cloud, not the instances again
-    assert t.answer.count(m.group(2)) == 1 or "**Details**" in t.answer, t.answer[:800]
+    # said once on the first screen: the assumed line names the cloud, not the instances again
+    assert t.answer.split("<details>")[0].count(m.group(2)) == 1, t.answer[:800]
+
+
+@pytest.mark.parametrize("text, instance, billed", [
+    ("How much would it cost to host Llama-3.1-8B on AWS for 20 users?", "g6.12xlarge", "4 GPUs billed"),
+    ("Is it cheaper to rent or buy 8 L40S for a year?", "g6e.xlarge", ""),  # no layout said: single cards
+    ("Serve Llama-3.1-70B on AWS with 8 L40S, is renting or buying cheaper over a year?", "g6e.48xlarge", ""),
+])
+def test_a_rental_is_priced_at_the_instance_size_that_holds_the_layout(text: str, instance: str, billed: str) -> None:
+    """2 L4 in TP 2 had been priced at the 1-card g6.2xlarge's rate, which cannot hold a TP-2 copy; the listing and
+    the rent-or-buy verdict now both rent the 4-card size, its idle cards billed."""
+    answer = turn(text).answer
+    renting = next(p for p in answer.split("\n\n") if p.startswith("**Renting**"))
+    verdict = next(p for p in answer.split("\n\n") if p.startswith("**Buying is cheaper") or p.startswith("**Renting is"))
+    assert f"AWS ({instance}, us-east-1)" in renting and f"AWS ({instance}, us-east-1)" in verdict, answer[:1500]
+    assert billed in renting
+    others = [o.instance for o in OFFERS.of("AWS") if o.instance != instance]
+    assert not any(f"AWS ({o}," in renting for o in others), renting
 
 
 def test_a_purchase_question_without_a_cloud_is_unchanged() -> None:

@@ -300,11 +300,14 @@ def test_the_tco_of_two_nodes_prices_two_servers() -> None:
 
 
 def test_a_spot_price_in_a_long_verdict_is_said_to_be_one() -> None:
-    turn = _turn("rent vs buy 8x A100 80GB for 3 years at 90% utilization")
+    turn = _turn("rent vs buy 8x RTX 5090 for 3 years at 90% utilization")
     verdict = turn.answer.split("\n\n")[0]
     assert "spot price" in verdict and "may be interrupted" in verdict
-    assert "no on-demand quote" in verdict  # the catalog has none for the A100 80GB SXM4 (knowledge/data/gpus)
-    zh = _turn("8张A100 80G SXM 用三年，利用率90%，租还是买", lang="zh")  # "A100 80G" alone resolves to the PCIe card
+    assert "no on-demand quote" in verdict  # the catalog has RunPod's spot price only for the RTX 5090 (knowledge/data/gpus)
+    # the A100 80GB SXM4 has AWS's on-demand p4de price (2026-01-21): a three-year verdict rents at it, not at a spot one
+    a100 = _turn("rent vs buy 8x A100 80GB for 3 years at 90% utilization").answer.split("\n\n")[0]
+    assert "p4de.24xlarge" in a100 and "spot price" not in a100, a100
+    zh = _turn("8张 RTX 5090 用三年，利用率90%，租还是买", lang="zh")
     assert "竞价实例价格" in zh.answer.split("\n\n")[0]
 
 

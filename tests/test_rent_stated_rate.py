@@ -69,8 +69,10 @@ def test_the_aws_example_leads_with_the_users_price_then_compares() -> None:
     head = _first(answer)
     assert head.startswith("**At your $2.50 per GPU-hour at AWS")
     assert "730 GPU-hours a month" in head and "$1,825 a month" in head  # 730 h × $2.50
-    # AWS's own listed price (economics.yaml: p5.48xlarge $98.32/h ÷ 8 = $12.29, dated) and the catalog's quotes after
-    assert "AWS's own listed price" in head and "$12.29" in head
+    # AWS's own listed price (the H100's AWS quote: p5.48xlarge $55.04/h ÷ 8 = $6.88, 2026-01-21, after the June 2025
+    # P5 price cut; economics.yaml's older $98.32 reference is not used where the card has its own) and the catalog's
+    # quotes after
+    assert "AWS's own listed price" in head and "$6.88" in head
     assert answer.index("$1,825") < answer.index("RunPod")
     assert "$65,700 rented" in answer  # the verdict at the user's price: 36 months × $1,825
     assert "renting the same GPU-hours: $65,700 (at your $2.50 per GPU-hour at AWS)" in answer  # the cost section

@@ -1102,6 +1102,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "capabilities.body": "I size GPUs for LLM jobs: **which card, how many, whether it fits, how fast it runs, how long training takes and what it costs**. Every number comes from the memory, speed and cost formulas or from the dated, cited catalog; China-market availability and prices are shown where they matter.\n\nTry for example:\n- Will Qwen2.5-32B in 4-bit fit on one RTX 4090 with 8k context?\n- How many H100s do I need to serve Llama-3.1-70B to 50 users?\n- How long does a LoRA fine-tune of Mistral-7B on 500M tokens take on one A100?",
     # --- renting, the market note and memory claims (advisor/conversation/dialog/policy.py) ----------------------------
     "rent.none": "**The catalog holds no dated hourly price for the {gpu}, so renting it cannot be priced**: tell me a price per GPU-hour you were quoted (\"at $2/hour\") and I will compare renting with buying.",
+    "rent.whole_instance": " ({billed} GPUs billed: whole instances, {count} used)",
     "rent.gpu_hours": "GPU-hours",
     "rent.abroad": ", offered outside China",
     "rent.tier.on_demand": "on demand",

@@ -1094,6 +1094,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "capabilities.body": "我帮您为大模型任务选 GPU 并算清楚：**用哪种卡、要几张、放不放得下、跑多快、训练要多久、花多少钱**。每个数字都来自显存/速度/成本公式或带日期、有出处的目录，国内可采购的卡和价格单独标出。\n\n可以这样问：\n- Qwen2.5-14B 用 INT4 量化，一张 16GB 的 4060 Ti 能跑 8k 上下文吗？\n- 给 30 个人部署 Llama-3.1-70B，需要几张 L20？大概多少钱？\n- 用 8 张 A800 全参微调 Qwen2.5-7B，训练 5B tokens 要多久？",
     # --- renting, the market note and memory claims (advisor/conversation/dialog/policy.py) ----------------------------
     "rent.none": "**目录里没有出租 {gpu} 的云厂商报价，所以算不出租用费用**：告诉我您拿到的每卡每小时价格（如“每卡每小时 8 元”），我再对比租和买。",
+    "rent.whole_instance": "（按整台实例计费 {billed} 张，用 {count} 张）",
     "rent.gpu_hours": "GPU 小时",
     "rent.abroad": "，境外报价",
     "rent.tier.on_demand": "按需",

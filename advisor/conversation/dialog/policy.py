@@ -122,21 +122,29 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
                      "count × hours a month (stated usage)" if use.stated else "count × 8760 h / 12", 0,
                      suffix=t("rent.gpu_hours", lang))
     parts = []
-    quotes = _quotes(rented, region, rate)
+    lay = opt.get("layout") or {}
+    group = int(lay.get("tp") or 1) * int(lay.get("pp") or 1)
+    # a cloud quoted per instance size: the size that holds this layout, billed by whole instances
+    sized = rent.sized_quotes(_quotes(rented, region, rate), gpu.id, count, group)
+    quotes, billed_of = [q for q, _ in sized], dict(sized)
     unlisted = ""
     if asked_at is not None:
         theirs = [q for q in quotes if same_provider(q[0], asked_at)]
         quotes = theirs + [q for q in quotes if q not in theirs]
         if not theirs:  # said first: the quotes that follow are other providers'
             unlisted = t("rent.stated.not_listed", lang, provider=provider_label(asked_at, lang), gpu=rented.name).strip() + " "
-    for provider, price, cur, date, tier in quotes[:4]:
+    for (provider, price, cur, date, tier) in quotes[:4]:
+        billed = billed_of[(provider, price, cur, date, tier)]
         name = provider.rstrip("*")
-        cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * price, cur, SRC_CLOUD)
+        cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * billed / count * price, cur,
+                          SRC_CLOUD)
         unit = book.money(f"{name} price per GPU-hour of {gpu.name}", price, cur, SRC_CLOUD)
         abroad = t("rent.abroad", lang) if provider.endswith("*") else ""
         key = f"rent.tier.{tier}"
         tier_txt = t(key, lang) if has_message(key) else tier
         parts.append(t("rent.quote", lang, name=name, cost=cost, unit=unit, tier=tier_txt, date=date, abroad=abroad))
+        if billed > count:  # whole instances: the idle cards are billed too
+            parts[-1] += t("rent.whole_instance", lang, billed=billed, count=count)
     if not parts and stated is None:
         return None
     what = f"{count}× {gpu.name}"
@@ -188,7 +196,7 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     buy = ((opt.get("tco") or {}).get("purchase") or {}).get("total") or {}
     first = _verdict_quote(quotes, rented, region, asked_at) if quotes else (
         "", 0.0, str(buy.get("currency") or ("CNY" if region == "cn" else "USD")), "", "")
-    price, label = first[1], first[0].rstrip("*")
+    price, label = first[1] * billed_of.get(first, count) / count, first[0].rstrip("*")
     unit_price = price
     if stated is not None:  # the person's own price decides rent or buy; the catalog's quotes are the comparison
         price = unit_price = _in_currency(stated.per_gpu(count), stated.currency, first[2], rate)
@@ -243,6 +251,10 @@ def _verdict_quote(quotes: list[tuple[str, float, str, str, str]], rented: Any, 
     q = cloud_price(rented, load_economics(), region=region)
     same = [x for x in quotes if q is not None and q.date is not None and x[0].rstrip("*") == q.provider
             and x[3] == q.date.isoformat() and x[4] == q.tier]
+    # the TCO's quote is for another instance size of the same cloud: that cloud's size kept for this layout
+    base = rent.INSTANCE_QUOTE.match(q.provider) if q is not None and not same else None
+    same = same or [x for x in quotes if base is not None and x[0].rstrip("*").startswith(base["provider"] + " (")
+                    and x[4] == q.tier]  # type: ignore[union-attr]
     return same[0] if same else quotes[0]
 
 

@@ -9,11 +9,13 @@
 GPU-hours a month = cards × hours each card runs (the stated usage: "8 hours a day" = 8 × 365/12 = 243 h; a share
 of the time, "60% of the time" = 0.6 × 730 h = 438 h, so renting costs that share and owning that share of the power;
 not stated: around the clock, 730 h). A training job rents its own GPU-hours once: the verdict compares that one run
-with the purchase. The resale value of owned cards is not counted (said in the answer).
+with the purchase. The resale value of owned cards is not counted (said in the answer). A cloud quoted per instance
+size rents whole instances of the size that holds the layout (`sized_quotes`): R = GPU-hours × billed / used cards.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog.money import stated_electricity
@@ -205,3 +207,32 @@ def card_options(request: dict[str, Any], catalog: Catalog, currency: str) -> li
 
 __all__ = ["Stated", "Usage", "card_options", "listed_quote", "power_of", "stated_of", "usage_of", "usage_words",
            "verdict"]
+
+
+INSTANCE_QUOTE = re.compile(r"^(?P<provider>[^(]+?)\s*\((?P<instance>[a-z0-9-]+\.[a-z0-9-]+)")
+
+
+def sized_quotes(quotes: list[tuple[str, float, str, str, str]], gpu: str, count: int,
+                 group: int) -> list[tuple[tuple[str, float, str, str, str], int]]:
+    """The quotes with, for a cloud quoted per instance size ("AWS (g6e.12xlarge, us-east-1)"), only the size that
+    holds `count` cards with each model copy of `group` cards inside one instance (CloudOffers.instances_for), each
+    with the cards billed: whole instances, n·k ≥ count (2 L40S in TP 2 rent one 4-card g6e.12xlarge at its own
+    per-GPU price, not two 1-card g6e.xlarge). Other quotes bill `count`."""
+    # start-up: the offers table is read only for a rental answer
+    from knowledge.cloud_offers import load_cloud_offers
+
+    offers = load_cloud_offers()
+    sizes: dict[str, set[str]] = {}
+    for q in quotes:
+        m = INSTANCE_QUOTE.match(q[0])
+        if m and any(o.instance == m["instance"] and o.gpu == gpu for o in offers.offers):
+            sizes.setdefault(m["provider"], set()).add(m["instance"])
+    out = []
+    for q in quotes:
+        m = INSTANCE_QUOTE.match(q[0])
+        picked = offers.instances_for(m["provider"], gpu, count, group) if m and m["provider"] in sizes else None
+        if picked is None or m is None:
+            out.append((q, count))
+        elif m["instance"] == picked[0].instance or picked[0].instance not in sizes[m["provider"]]:
+            out.append((q, max(count, picked[1] * picked[0].gpus) if m["instance"] == picked[0].instance else count))
+    return out
