@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from knowledge.schemas import MAX_CLUSTER_GPUS, MAX_CLUSTER_NODES
 from knowledge.structs import FINITE, Frozen, Meta, bounds
 
 Task = Literal["inference", "full", "lora", "qlora", "freeze", "pretrain"]
@@ -91,8 +92,6 @@ def default_context(model: object | None) -> int:
 # the longest sequence sized: Llama 4 Scout's "10M" context, 10 × 2²⁰ tokens (its config's max_position_embeddings,
 # knowledge/data/models), the longest of any catalog model
 MAX_CONTEXT = 10_485_760
-# GPUs in one job at most: the largest training clusters reported (100k–200k accelerators) are sized; beyond, no count
-MAX_CLUSTER_GPUS = 131_072
 
 
 class PinnedLayout(Frozen):
@@ -141,7 +140,7 @@ class Workload(Frozen):
     zero: Annotated[int, Meta(ge=0, le=3, description="DeepSpeed ZeRO stage")] = 0
     offload: Annotated[Offload, Meta(description="training: ZeRO offload of the optimizer state (or all) to host RAM")] = "none"
     gpus: Annotated[int, Meta(ge=1, le=1024, description="GPUs per node")] = 1
-    nodes: Annotated[int, Meta(ge=1, le=16_384, description="nodes (servers)")] = 1
+    nodes: Annotated[int, Meta(ge=1, le=MAX_CLUSTER_NODES, description="nodes (servers)")] = 1
     tp: Annotated[int, Meta(ge=1, le=1024, description="tensor-parallel degree: divides the model's attention heads; "
                                                       "tp × pp ≤ gpus × nodes",
                             extra_json_schema={"x-model-rule": "divides num_attention_heads"})] = 1
@@ -240,7 +239,7 @@ class Constraints(Frozen):
     # the stack preference skipped) do not apply
     candidates_pool: Annotated[bool, Meta(description="candidates are a pool to choose from, not cards the user named")] = False
     max_gpus_per_node: Annotated[int, Meta(ge=1, le=16, description="GPUs per server at most")] = 8
-    max_nodes: Annotated[int, Meta(ge=1, le=16_384)] = 64
+    max_nodes: Annotated[int, Meta(ge=1, le=MAX_CLUSTER_NODES)] = 64
     power_limit_w: Annotated[float, Meta(gt=0, le=1e9, description="power limit in watts"), FINITE] | None = None
     max_ms_per_token: Annotated[float, Meta(gt=0, le=1e6, description="per-sequence decode latency target"), FINITE] | None = None
     min_tokens_per_s: Annotated[float, Meta(gt=0, le=1e12, description="total throughput target"), FINITE] | None = None

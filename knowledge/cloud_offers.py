@@ -46,8 +46,9 @@ class CloudOffers(Frozen):
 
         A copy that fits one instance stays in it: n = ceil(copies / floor(k / group)) instances of k cards. A copy
         larger than every size spans the largest: n = ceil(count / k_max). Of the sizes that hold it, the fewest
-        cards rented (n·k), then the fewest instances; "2 L40S in TP 2" is one 4-card g6e.12xlarge, "2 L40S as two
-        copies" two 1-card g6e.xlarge."""
+        cards rented (n·k), then the smaller instances (a cloud's per-GPU price rises with the size's CPUs and host
+        memory: AWS g6e.xlarge $1.86 a GPU-hour, g6e.48xlarge $3.77); "2 L40S in TP 2" is one 4-card g6e.12xlarge,
+        "2 L40S as two copies" two 1-card g6e.xlarge."""
         sizes = [o for o in self.of(provider) if o.gpu == gpu]
         if not sizes or count < 1:
             return None

@@ -114,6 +114,10 @@ Architecture = Literal[
     "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "cdna4", "rdna3", "rdna3.5", "davinci",
     "apple-m1", "apple-m2", "apple-m3", "apple-m4", "apple-m5", "gaudi3"
 ]
+# GPUs in one job at most: the largest training clusters reported (100k–200k accelerators) are sized; beyond, no
+# count. Servers at most: that many GPUs in 8-GPU servers. Read by advisor.workload and rules.facts alike.
+MAX_CLUSTER_GPUS = 131_072
+MAX_CLUSTER_NODES = MAX_CLUSTER_GPUS // 8
 # architectures with FP4 matrix units (NVIDIA Blackwell: NVFP4/MXFP4; AMD CDNA 4: MXFP4); elsewhere FP4 is weight-only
 FP4_ARCHITECTURES = ("blackwell", "cdna4")
 # the software stack a card runs: what decides which engines and formats are available (knowledge/data/stacks.yaml)

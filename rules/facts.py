@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from knowledge.errors import AdvisorError, InputError
 from knowledge.messages import pair, t
-from knowledge.schemas import FP4_ARCHITECTURES, Architecture, Segment, Stack
+from knowledge.schemas import FP4_ARCHITECTURES, MAX_CLUSTER_GPUS, MAX_CLUSTER_NODES, Architecture, Segment, Stack
 from knowledge.structs import Meta, Mutable, StructError, dump, fields, validate
 from rules.gpus import resolve_gpu
 from rules.sources import source
@@ -151,8 +151,8 @@ class ConfigFacts(_Facts):
     engine: Annotated[str, Meta(description="the serving/training engine of the option (vllm, llama.cpp, …)")] | None = None
 
     # --- layout ------------------------------------------------------------------------------------------
-    count: Annotated[int, Meta(ge=1, le=131_072, description="GPUs in total")] = 1
-    nodes: Annotated[int, Meta(ge=1, le=16_384)] = 1
+    count: Annotated[int, Meta(ge=1, le=MAX_CLUSTER_GPUS, description="GPUs in total")] = 1
+    nodes: Annotated[int, Meta(ge=1, le=MAX_CLUSTER_NODES)] = 1
     gpus_per_node: Annotated[int, Meta(ge=1, le=64)] | None = None
     tp: Annotated[int, Meta(ge=1, le=1024)] = 1
     pp: Annotated[int, Meta(ge=1, le=1024)] = 1

@@ -25,10 +25,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from advisor.workload import MAX_CLUSTER_GPUS
 from knowledge.errors import InputError
 from knowledge.quantities import Money
-from knowledge.schemas import GpuSpec
+from knowledge.schemas import MAX_CLUSTER_GPUS, GpuSpec
 from knowledge.structs import Value
 
 from .calibration import Economics, ServerTier

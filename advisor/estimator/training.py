@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import math
 
-from advisor.workload import DEFAULT_CONTEXT, MAX_CLUSTER_GPUS, MAX_CONTEXT
+from advisor.workload import DEFAULT_CONTEXT, MAX_CONTEXT
 from knowledge.errors import InputError
 from knowledge.quantities import Seconds
-from knowledge.schemas import GpuSpec, ModelSpec
+from knowledge.schemas import MAX_CLUSTER_GPUS, GpuSpec, ModelSpec
 from knowledge.structs import Value
 
 from .calibration import Calibration

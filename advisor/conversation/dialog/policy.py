@@ -133,8 +133,9 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         quotes = theirs + [q for q in quotes if q not in theirs]
         if not theirs:  # said first: the quotes that follow are other providers'
             unlisted = t("rent.stated.not_listed", lang, provider=provider_label(asked_at, lang), gpu=rented.name).strip() + " "
-    for (provider, price, cur, date, tier) in quotes[:4]:
-        billed = billed_of[(provider, price, cur, date, tier)]
+    for quote in quotes[:4]:
+        provider, price, cur, date, tier = quote
+        billed = billed_of[quote]
         name = provider.rstrip("*")
         cost = book.money(f"rental cost at {name} for {count}× {gpu.name}", hours * billed / count * price, cur,
                           SRC_CLOUD)
@@ -251,10 +252,10 @@ def _verdict_quote(quotes: list[tuple[str, float, str, str, str]], rented: Any, 
     q = cloud_price(rented, load_economics(), region=region)
     same = [x for x in quotes if q is not None and q.date is not None and x[0].rstrip("*") == q.provider
             and x[3] == q.date.isoformat() and x[4] == q.tier]
-    # the TCO's quote is for another instance size of the same cloud: that cloud's size kept for this layout
     base = rent.INSTANCE_QUOTE.match(q.provider) if q is not None and not same else None
-    same = same or [x for x in quotes if base is not None and x[0].rstrip("*").startswith(base["provider"] + " (")
-                    and x[4] == q.tier]  # type: ignore[union-attr]
+    if q is not None and base is not None:  # the TCO's quote is another size of that cloud: the size kept here
+        same = [x for x in quotes if (m := rent.INSTANCE_QUOTE.match(x[0].rstrip("*"))) is not None
+                and m["provider"] == base["provider"] and x[4] == q.tier]
     return same[0] if same else quotes[0]
 
 

@@ -205,10 +205,6 @@ def card_options(request: dict[str, Any], catalog: Catalog, currency: str) -> li
     return out
 
 
-__all__ = ["Stated", "Usage", "card_options", "listed_quote", "power_of", "stated_of", "usage_of", "usage_words",
-           "verdict"]
-
-
 INSTANCE_QUOTE = re.compile(r"^(?P<provider>[^(]+?)\s*\((?P<instance>[a-z0-9-]+\.[a-z0-9-]+)")
 
 
@@ -231,8 +227,14 @@ def sized_quotes(quotes: list[tuple[str, float, str, str, str]], gpu: str, count
     for q in quotes:
         m = INSTANCE_QUOTE.match(q[0])
         picked = offers.instances_for(m["provider"], gpu, count, group) if m and m["provider"] in sizes else None
-        if picked is None or m is None:
+        if m is None or picked is None:
             out.append((q, count))
-        elif m["instance"] == picked[0].instance or picked[0].instance not in sizes[m["provider"]]:
-            out.append((q, max(count, picked[1] * picked[0].gpus) if m["instance"] == picked[0].instance else count))
+        elif m["instance"] == picked[0].instance:  # the size kept: its whole instances billed
+            out.append((q, max(count, picked[1] * picked[0].gpus)))
+        elif picked[0].instance not in sizes[m["provider"]]:  # the size that holds it is not quoted: each as it is
+            out.append((q, count))
     return out
+
+
+__all__ = ["INSTANCE_QUOTE", "Stated", "Usage", "card_options", "listed_quote", "power_of", "sized_quotes", "stated_of",
+           "usage_of", "usage_words", "verdict"]

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 import sys
 
-from advisor.workload import MAX_CLUSTER_GPUS, Constraints, Workload, field_bounds
+from advisor.workload import Constraints, Workload, field_bounds
 from knowledge.messages import t
+from knowledge.schemas import MAX_CLUSTER_GPUS
 from knowledge.structs import Frozen
 
 MIN_CONTEXT = 16  # tokens; a smaller number beside "context" is not a context length

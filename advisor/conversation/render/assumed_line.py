@@ -133,26 +133,21 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     return t("screen.assumed", lang, bits=t("list.comma", lang).join(bits))
 
 
-def cloud_instances(ev: Any) -> tuple[Any, int] | None:
-    """The lead's instances on the cloud named as the host ("on AWS", "which EC2 instance"): the size and how many,
-    each model copy (TP × PP) inside one instance, replicas and data-parallel ranks in separate ones
-    (CloudOffers.instances_for: 8 H200 are one p5e.48xlarge, 2 L40S in TP 2 one 4-card g6e.12xlarge); None where no
-    cloud was named, nothing leads, or the cloud's instances are not listed for the lead's card."""
+def instance_words(ev: Any, lang: str) -> str:
+    """The lead's instances on the cloud named as the host ("on AWS", "which EC2 instance"): "1× g6e.12xlarge (4×
+    NVIDIA L40S each)", with how many cards are used where some idle. Each model copy (TP × PP) sits inside one
+    instance, replicas and data-parallel ranks in separate ones (CloudOffers.instances_for: 8 H200 are one
+    p5en.48xlarge, 2 L40S in TP 2 one 4-card g6e.12xlarge). "" where no cloud was named, nothing leads, or the
+    cloud's instances are not listed for the lead's card."""
     provider = getattr(ev, "host_cloud", None)
     lead = top_option(ev) if provider else None
     if provider is None or lead is None:
-        return None
+        return ""
     # start-up: the offers table is read only for an answer about a named cloud
     from knowledge.cloud_offers import load_cloud_offers
 
-    return load_cloud_offers().instances_for(provider, lead.gpu, lead.count, lead.layout.tp * lead.layout.pp)
-
-
-def instance_words(ev: Any, lang: str) -> str:
-    """"1× g6e.12xlarge (4× NVIDIA L40S each)", with how many cards are used where some idle; "" without
-    `cloud_instances`."""
-    picked, lead = cloud_instances(ev), top_option(ev)
-    if picked is None or lead is None:
+    picked = load_cloud_offers().instances_for(provider, lead.gpu, lead.count, lead.layout.tp * lead.layout.pp)
+    if picked is None:
         return ""
     offer, n = picked
     key = "screen.instance" if n * offer.gpus == lead.count else "screen.instance_idle"
