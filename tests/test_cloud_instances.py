@@ -49,6 +49,9 @@ def test_a_card_the_cloud_does_not_list_has_no_instance() -> None:
     ("What AWS instance type would you pick to host Llama-3.1-8B for 20 users?", "en"),
     ("We'll host Llama-3.1-8B on AWS for 20 users. Which instance?", "en"),
     ("部署 Qwen2.5-32B 给 10 个人用，选哪个 AWS 实例？", "zh"),
+    ("gonna spin up some GPU boxes on amazon for a Mistral-7B chatbot, ~15 people, what should I grab?", "en"),
+    ("Which g6e size would run Gemma-3-27B for a team of 12?", "en"),
+    ("在亚马逊云上部署 Qwen3-32B 给 20 个人用，选什么机器？", "zh"),
 ])
 def test_which_instance_is_answered_with_the_instance_first(text: str, lang: str) -> None:
     """"Which EC2 instance?" had been read without the cloud (4× RTX 4090 to buy), and "on AWS" led with a purchase

@@ -36,7 +36,7 @@ from knowledge.structs import Value
 # (canonical name, pattern on the lower-cased message); a word that is also plain English ("modal", "replicate",
 # "together", "vast") only after a preposition or with its domain
 PROVIDERS: tuple[tuple[str, str], ...] = (
-    ("AWS", r"(?<![a-z])(?:aws|amazon(?: web services)?|ec2|sagemaker|p5(?:\.48xlarge|e|en)?|p4de?|g6e)(?![a-z0-9])"),
+    ("AWS", r"(?<![a-z])(?:aws|amazon(?: web services)?|ec2|sagemaker|p5(?:\.48xlarge|e|en)?|p4de?|g6e)(?![a-z0-9])|亚马逊云|亚马逊"),
     ("GCP", r"(?<![a-z])(?:gcp|google cloud|google compute engine|gce|a3-(?:high|mega)gpu\S*)(?![a-z])|谷歌云"),
     ("Azure", r"(?<![a-z])(?:azure|nd\s*h100\s*v5|nd96\S*)(?![a-z])|微软云"),
     ("Lambda", r"(?<![a-z])lambda(?:\s*labs|\s*cloud)?(?![a-z])"),

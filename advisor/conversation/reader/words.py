@@ -175,12 +175,15 @@ CODING_USE = re.compile(r"(?<![a-z])(?:cod(?:e|ing|er)|programming|copilot|cline
                         r"(?![a-z])|编程|写代码|代码")
 # a cloud named as the place the job runs ("on RunPod", "via Lambda", "在 AutoDL 上"); API sellers are not card rental
 _ON_CLOUD = re.compile(r"(?<![a-z])(?:on|at|via|using|use|with|in|from)\s+(?:a\s+|an\s+|the\s+)?(?:run\s*pod|lambda|core\s*weave|"
-                       r"vast(?:\.ai|ai|\s+ai)|modal|paperspace|tensor\s*wave|nebius|vultr|aws|ec2|gcp|google cloud|azure|"
+                       r"vast(?:\.ai|ai|\s+ai)|modal|paperspace|tensor\s*wave|nebius|vultr|aws|amazon|ec2|gcp|google cloud|azure|"
                        r"oracle cloud|oci)(?![a-z])|(?:在|用|通过|上)\s*(?:auto\s*dl|autodl|恒源云|矩池云|阿里云|腾讯云|火山引擎|华为云|"
-                       r"百度智能云|aws|亚马逊云|azure|微软云|gcp|谷歌云|run\s*pod|lambda)"
+                       r"百度智能云|aws|亚马逊云|亚马逊|azure|微软云|gcp|谷歌云|run\s*pod|lambda)"
                        # "which EC2 instance", "an Azure VM", "阿里云的实例": the cloud's own machines asked for
                        r"|(?<![a-z])(?:aws|ec2|sagemaker|gcp|gce|google cloud|azure|oci|lambda|run\s*pod|core\s*weave)"
                        r"\s+(?:gpu\s+)?(?:instances?|vms?|nodes?|machines?|boxes)(?![a-z])"
+                       # an AWS GPU instance named ("g6e.12xlarge", "which g6e size", "a p5 instance"): that cloud
+                       r"|(?<![a-z0-9])(?:p5(?:e|en)?|p4de?|g6e?|g4dn)(?:\.(?:\d*x?large|metal)(?![a-z])|"
+                       r"\s+(?:sizes?|instances?|instance types?|family|boxes|nodes?)(?![a-z]))"
                        r"|(?:aws|ec2|阿里云|腾讯云|火山引擎|华为云|百度智能云|azure|gcp)\s*(?:的|上的)?\s*(?:gpu\s*)?(?:实例|机型|云主机|云服务器)")
 API_ONLY = ("Together AI", "Replicate")
 # a cost asked beside the cloud named ("how much", "per month", "多少钱"): the rental is what is asked; "用阿里云，用什么卡"
