@@ -87,6 +87,39 @@ def test_a_rental_is_priced_at_the_instance_size_that_holds_the_layout(text: str
     assert not any(f"AWS ({o}," in renting for o in others), renting
 
 
+@pytest.mark.parametrize("text, lang", [
+    ("老板让我在亚马逊云上搭个 Qwen3-32B，大概二十来个人用，租啥机器划算？", "zh"),
+    ("Which instance is the most cost-effective to rent on AWS for Llama-3.1-8B with 20 users?", "en"),
+])
+def test_which_rental_is_cheaper_is_answered_with_the_rental(text: str, lang: str) -> None:
+    """"租啥机器划算" asks which rental is the better value: it had opened with "buying is cheaper", a comparison no
+    one asked for; the rental at the cloud named leads."""
+    first = turn(text, lang).answer.split("\n")[0]
+    assert first.startswith("**租用**" if lang == "zh" else "**Renting**"), first
+    assert "AWS (" in first, first
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("在 AWS 上跑 Qwen3-32B 给 20 人用，租还是买划算？", "zh"),
+    ("Serve Llama-3.1-8B to 20 users on AWS - rent or buy?", "en"),
+])
+def test_rent_or_buy_on_a_cloud_compares_that_clouds_cards(text: str, lang: str) -> None:
+    """Renting on AWS weighed against buying: the verdict leads, at AWS's price for a card AWS rents (it had sized
+    RTX 5090 D V2 cards, which AWS does not rent, and said AWS had no quote for them)."""
+    t = turn(text, lang)
+    verdict = t.answer.split("\n")[0]
+    assert verdict.startswith(("**买更便宜**", "**租更便宜**", "**Buying is cheaper**", "**Renting is cheaper**")), verdict
+    assert "AWS (" in verdict, verdict
+    lead = next((o for o in t.options if "recommended" in o["labels"]), t.options[0])
+    assert lead["gpu"] in OFFERS.cards_of("AWS"), lead["gpu"]
+
+
+def test_rent_or_buy_of_named_cards_on_a_cloud_rents_them_there() -> None:
+    verdict = turn("Is it cheaper to rent 2 L40S on AWS or to buy them?").answer.split("\n")[0]
+    assert verdict.startswith("**Buying is cheaper**") and "2× NVIDIA L40S" in verdict, verdict
+    assert "at AWS (g6e." in verdict, verdict
+
+
 def test_a_purchase_question_without_a_cloud_is_unchanged() -> None:
     first = turn("Serve Qwen2.5-32B to 10 users, which GPUs should we buy?").answer.split("\n")[0]
     assert first.startswith("I recommend") and "to buy" in first, first

@@ -73,6 +73,19 @@ def _rented_as(gpu: Any, catalog: Catalog) -> Any | None:
 # "cheaper to rent?", "server vs renting", "rent or own": renting weighed against buying, the verdict first
 _WHICH_CHEAPER = re.compile(r"cheaper|worth|cost[\s-]*effective|makes? sense|better|(?<![a-z])vs\.?(?![a-z])|versus|"
                             r"compared (?:to|with)|or (?:buy|own|purchase)|划算|便宜|值得|合算|省钱|还是买", re.I)
+# "租啥机器划算", "which instance is cheapest to rent": the value asked is among rentals, not against buying, unless
+# buying is named beside it
+_WHICH_RENTAL = re.compile(r"(?<![a-z])(?:which|what)\s+(?:\w+\s+)?(?:instances?|machines?|boxes|gpus?|cards?|sizes?|"
+                           r"servers?)(?![a-z])|(?:啥|哪个|哪种|哪款|什么)\s*(?:样的)?\s*(?:机器|实例|机型|卡|显卡|配置|服务器)", re.I)
+_BUY_WORD = re.compile(r"(?<![a-z])(?:buy|buying|own|owning|purchas\w*)(?![a-z])|买|购", re.I)
+
+
+def compares_with_buying(text: str) -> bool:
+    """Whether a question about renting weighs it against buying ("cheaper to rent?", "租还是买划算"), so that the
+    rent-or-buy verdict leads; a question of which rental is the better value ("租啥机器划算") does not."""
+    if not _WHICH_CHEAPER.search(text):
+        return False
+    return not _WHICH_RENTAL.search(text) or bool(_BUY_WORD.search(text))
 
 
 SRC_USAGE_HORIZON = "user input (rental period), reader.usage"
@@ -223,8 +236,8 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
         power = rent.power_of(request or {}, first[2])  # the person's tariff prices owning's power: said so
         lead += at_your_price((opt.get("tco") or {}).get("prices"), book, lang, power.said_in if power else None)
     rent_only = any(v.get("name") == "buy_or_rent" and v.get("value") == "rent" for v in (request or {}).get("limits", [])) \
-        and not _WHICH_CHEAPER.search(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
-    rent_only = rent_only or (hourly and not _WHICH_CHEAPER.search(text_asked))  # "the hourly price of a B200"
+        and not compares_with_buying(text_asked)  # "cheaper to rent?" compares with buying: the verdict first
+    rent_only = rent_only or (hourly and not compares_with_buying(text_asked))  # "the hourly price of a B200"
     if mine:  # the person's own price leads; the verdict at that price, then the catalog's quotes as comparison
         text = (note + mine + other + "\n\n" + (lead + "\n\n" if lead else "") + text).strip()
     elif lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost

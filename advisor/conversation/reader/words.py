@@ -249,8 +249,9 @@ def read_settings(t: Text, slots: Slots) -> None:
             slots.batch = int(v)
             break
     buy, rent = bool(_BUY.search(s)), bool(_RENT.search(s))
-    # "host it on RunPod", "在 AutoDL 上跑": a cloud that rents cards, named as where the job runs, is renting
-    cloud = read_provider(s) if not buy and _ON_CLOUD.search(s) else None
+    # "host it on RunPod", "在 AutoDL 上跑": a cloud that rents cards, named as where the job runs, is renting; "在 AWS
+    # 上跑，租还是买划算": renting there weighed against buying the same cards
+    cloud = read_provider(s) if (not buy or rent) and _ON_CLOUD.search(s) else None
     on_cloud = cloud is not None and cloud not in API_ONLY and not _API_WORD.search(s)  # "用阿里云 API": its API
     if on_cloud:
         slots.rent_at = cloud
