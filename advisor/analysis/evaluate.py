@@ -354,13 +354,16 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     one = own or (ev.user_options[0] if len(ev.user_options) == 1 else None)
     if one is not None:
         ev.limits = config_limits(model, catalog.gpu(one.gpu), one, workload, steps)
+    changed = ev.changed_config
+    if request.asks_batch and ev.limits is not None and ev.limits.max_load <= 0 and changed is not None:
+        # "max batch for a 24B on a 4090?" when not one sequence fits as asked: the batch the changed format holds
+        ev.changed_limits = config_limits(model, catalog.gpu(changed.gpu), changed, workload, steps)
     if workload.task == "inference" and request.concurrency_given and workload.concurrency > 1:
         lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)
         if lead is not None and lead.fits:
             ev.load = load_at(request, model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps)
             _same_figures(lead, ev.load)
             ev.at_target = _at_default_target(request, lead, steps, ev)
-    changed = ev.changed_config
     if changed is not None and request.concurrency_given and workload.concurrency > 1:
         copies = max(1, changed.layout.replicas or 1)  # the sized workload is one replica's share of the users
         users = min(workload.concurrency, changed.sized_workload.concurrency * copies if changed.sized_workload else

@@ -150,6 +150,8 @@ class Analysis(msgspec.Struct):
     # holds the job, and its load at the stated concurrency: "on 2× H100 at 50 users?" answered as changed
     changed_config: Option | None = None
     changed_load: dict[str, Any] | None = None
+    # "what batch fits on it?" when not one sequence does as asked: the limits of changed_config (the batch it holds)
+    changed_limits: Limits | None = None
     # the stated load needs too many copies of the leading option (sized for memory) within the default per-token
     # target: the configuration the recommender sizes with that target instead (evaluate._at_default_target)
     at_target: Option | None = None

@@ -353,6 +353,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.yes": "**Yes** — {text}",
     "lead.batch.train": "**The largest micro-batch on {name} is {most} sequences of {ctx} per GPU** ({task}, {lay}); a larger global batch comes from gradient accumulation or more GPUs.",
     "lead.batch.serve": "**{name} holds at most {most} concurrent sequences of {ctx}** ({lay}): that is the largest batch the KV cache allows.",
+    "lead.batch.serve_one": "**{name} holds only one sequence of {ctx} at a time** ({lay}): a batch of 1 is the most the KV cache allows.",
     "lead.batch.none_train": "**Not even a micro-batch of 1 fits on {name}** at {ctx} per sequence.",
     "lead.batch.none_serve": "**Not even one sequence of {ctx} fits on {name}**: there is no batch size to choose.",
     "variants.two.less": "**{model} needs {need_a} of GPU memory with {a} and {need_b} with {b}** ({gap} less on one GPU): {parts}.",

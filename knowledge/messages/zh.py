@@ -351,6 +351,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.yes": "**可以**：{text}",
     "lead.batch.train": "**{name} 上每卡最大微批为 {most} 条 {ctx} 的序列**（{task}，{lay}）；更大的全局批量靠梯度累积或增加显卡。",
     "lead.batch.serve": "**{name} 最多同时容纳 {most} 条 {ctx} 的序列**（{lay}）：这就是 KV 缓存允许的最大批量。",
+    "lead.batch.serve_one": "**{name} 同时只能容纳 1 条 {ctx} 的序列**（{lay}）：KV 缓存只允许批量为 1。",
     "lead.batch.none_train": "**{name} 上微批为 1 也放不下**（每条序列 {ctx}）。",
     "lead.batch.none_serve": "**{name} 上连一条 {ctx} 的序列也放不下**，没有可选的批大小。",
     "variants.two.less": "**{model}：{a}需要 {need_a} 显存，{b}需要 {need_b}**（单卡少 {gap}）：{parts}。",

@@ -443,7 +443,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                                                         or (slots.empty and state.answered > 0
                                                                             and bool(_FIGURE_WORDS.search(text.lower())))),
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
-                               asks_full_load=not workload.is_training and asks("full_load", text),
+                               # (a serving batch said, "batch 64 的吞吐量", is the load asked about, not the most)
+                               asks_full_load=not workload.is_training and asks("full_load", text) and slots.batch is None,
                                asks_rps=not workload.is_training and asks("rps", text), rate_period_s=rate_period(text),
                                # "p95 TTFT under 2 s" is a target at that percentile (slots.ttft_pct), not a tail asked
                                asks_p99=not workload.is_training and asks("p99", text) and slots.ttft_pct is None,

@@ -149,7 +149,7 @@ _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能�
                         r"what (?:kinds?|sorts?|types?) of (?:questions|things)|"
                         r"what are your capabilities|what is this (?:bot|tool|app) for")
 _SPEED_QUESTION = words(zh=r"每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*tokens?\s*/\s*s|速度(?:有)?多(?:少|快)|多快|生成速度|"
-                               r"吞吐(?:量)?(?:有|是)?多少|"
+                               r"吞吐(?:量)?\s*(?:能|可以|最多|大概|大约|最高)?\s*(?:到|达到|跑到|做到|有|是)?\s*(?:多少|多高|多大)|"
                                # "卡不卡 / 会不会卡 / 流畅吗 / 速度够吗": is it fast enough to use (not "卡" the card)
                                r"卡不卡|会不会(?:很)?卡|会(?:很|不会)?卡(?:吗|嘛|么|顿)|卡顿|不卡|流畅|顺畅|丝滑|慢不慢|会不会(?:很)?慢|"
                                r"会(?:很)?慢(?:吗|嘛|么)|快不快|速度(?:怎么样|如何|够|行|可以)|够快|响应(?:速度|快)|延迟(?:高|大|多少|怎么样)|"
@@ -412,11 +412,19 @@ _MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高
                          # a training run's rate in other words: "what per-GPU token rate is realistic?"
                          r"per[\s-]gpu (?:token )?(?:rate|throughput)|(?<![a-z])token (?:rate|throughput) per gpu")
 # "cost per million tokens at full load", "满载时": the figures at the most sequences the cards hold
-_FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发|高负载|高并发下|最大吞吐|吞吐(?:量)?(?:上限|极限|最高|最大)|峰值吞吐|极限吞吐",
+# A throughput asked with no load stated ("what throughput can 8× H100 reach?", "吞吐能到多少") is the full-load figure
+# too: the lead takes it only where no concurrency was said (render.lead)
+_FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发|高负载|高并发下|最大吞吐|吞吐(?:量)?(?:上限|极限|最高|最大)|峰值吞吐|极限吞吐|"
+                      r"吞吐(?:量)?\s*(?:能|可以|最多|大概|大约|最高)?\s*(?:到|达到|跑到|做到|有|是)?\s*(?:多少|多高|多大|几)|"
+                      r"(?:多少|多大|多高)的?\s*吞吐",
                    en=r"(?<![a-z])(?:at|under|with) (?:high|heavy) (?:load|utili[sz]ation|traffic|concurrency)|"
                    r"(?<![a-z])(?:at|under) (?:full|max(?:imum)?|peak) "
                    r"(?:load|capacity|utili[sz]ation|batch)|fully (?:loaded|utili[sz]ed|saturated)|(?<![a-z])saturat|"
-                   r"(?:max(?:imum)?|peak|highest|top|aggregate max(?:imum)?) (?:total |aggregate |output )?throughput")
+                   r"(?:max(?:imum)?|peak|highest|top|aggregate max(?:imum)?) (?:total |aggregate |output )?throughput|"
+                   r"(?:what|how much|how high)(?:'s| is| are| would be| will be)? (?:the |a |its |their )?(?:total |aggregate |"
+                   r"overall |output )?(?:token )?throughput(?! per (?:user|request|sequence|stream))|"
+                   r"throughput (?:can|could|will|would|does|do|might) (?:[a-z0-9.×x-]+ ){0,4}(?:reach|achieve|get|hit|do|"
+                   r"deliver|sustain|manage|push)")
 # "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
 _RPS_QUESTION = words(zh=r"每(?:秒|分钟|小时|天)(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
                          r"(?:qps|rps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",

@@ -242,6 +242,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if ev.limits.max_load <= 0:  # not even one sequence: the batch said first, then why and what would fit
             first = _lead_for(replace(ev, asks_batch=False), top, state, book, lang)
             first.text = _no_batch(ev, book, lang) + t("sentence.gap", lang) + first.text
+            changed = ev.changed_limits
+            led_changed = _batch_lead(replace(ev, limits=changed), book, lang) if changed is not None else None
+            if led_changed is not None:  # then the batch the change that makes it fit holds ("With AWQ INT4 …")
+                first.text += t("sentence.gap", lang) + load_lead.format_changed(ev, book, lang) + led_changed.text
             return first
     if ev.asks_context and ev.limits is not None and len(users) == 1:  # "what's the longest context on it?"
         led_ctx = _context_lead(ev, book, lang)
@@ -422,7 +426,8 @@ def _batch_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
                          task=task_label(ev.workload.task, lang), lay=opt_layout(o, lang, book)),
                        None, f"largest micro-batch per GPU on {where}")
     most = book.count(f"most concurrent sequences on {where}", lim.max_load, "sequences", SRC_MEMORY)
-    text = t("lead.batch.serve", lang, name=opt_name(o, book), most=most, ctx=ctx, lay=opt_layout(o, lang, book))
+    text = t("lead.batch.serve_one" if lim.max_load == 1 else "lead.batch.serve", lang, name=opt_name(o, book),
+             most=most, ctx=ctx, lay=opt_layout(o, lang, book))
     at = lim.at_max or {}
     if at.get("total"):  # "… for max throughput?": what that batch puts out (the decode roofline at that load)
         tot = book.num(f"decode tokens/s total at {lim.max_load} sequences on {where}", at["total"], "tokens/s",

@@ -418,13 +418,20 @@ def changed_line(ev: Any, book: Book, lang: str) -> str:
     line = load_line(ev, o, book, lang, load=load)
     if not line:
         return ""
+    return format_changed(ev, book, lang) + line
+
+
+def format_changed(ev: Any, book: Book, lang: str) -> str:
+    """What Analysis.changed_config changed, as the opening of its figures: "With FP8 weights: ", "With an FP8 KV
+    cache: "; "" when the change is the load itself (its figures say so)."""
+    o = ev.changed_config
     if o.sized_workload is not None and o.sized_workload.kv != ev.workload.kv:  # "With an FP8 KV cache: at 32 …"
-        return t("screen.load.changed_kv", lang) + line
+        return t("screen.load.changed_kv", lang)
     if o.sized_workload is not None and o.sized_workload.weights == ev.workload.weights:
-        return line  # the change is the load itself ("at most 62 users"): its line says so
+        return ""  # the change is the load itself ("at most 62 users"): its line says so
     fmt = book.text(format_label(o.sized_workload.weights if o.sized_workload else "", lang),
                     f"weight format that makes {o.count}× {o.gpu_name} hold the job", SRC_RECOMMEND)
-    return t("screen.load.changed", lang, fmt=fmt) + line
+    return t("screen.load.changed", lang, fmt=fmt)
 
 
 LONG_CONTEXT = 16_384  # a context this long is for long prompts (documents, RAG), not only chat turns
