@@ -45,7 +45,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # vLLM rows, scored after that factor and before any other change: 6 within (405B at up to 2,048 tokens, 8B 128/128),
 # the 8B and 70B rows at 1,000 requests at once +29...+39 % (known_miss), 405B 2048/2048 +44 % (KV preemption).
 # 92 of 156.
-HELD_OUT_FLOOR = 92
+# 2026-12-07 (later), 27 GPT-OSS rows of the TensorRT-LLM perf overview at TP 1 (gpt-oss-20b on B200, GB200, H200,
+# H100; gpt-oss-120b on GB200, H200), scored before any change: 3 within, every miss over-predicting tokens/s
+# (+20…+107 %). Then the routed experts' grouped GEMMs at the training planner's MoE factor (0.7) in the serving
+# roofline: 11 of the 27 within, and one earlier row (gpt-oss-20b FP8 KV on H100) comes within; none lost. 104 of 183.
+HELD_OUT_FLOOR = 104
 
 
 

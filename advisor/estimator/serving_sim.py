@@ -53,7 +53,7 @@ from msgspec.structs import replace
 from knowledge.errors import InputError
 
 from .collectives import seconds as allreduce_seconds
-from .throughput import Hardware, SpeedProfile
+from .throughput import Hardware, SpeedProfile, matmul_s_per_token
 
 MAX_REQUESTS = 1200  # a simulation asked for a number of requests never serves more than this (bounded time)
 MAX_RATE_REQUESTS = 5000  # nor an open-loop one (an MLPerf-style run needs several request lifetimes, serving_rate)
@@ -222,7 +222,7 @@ class _Costs:
         self.weight_read = prof.weight_read_bytes
         self.w_bytes_s = 1.0 / (hw.bandwidth * hw.eta_w)
         self.w_s = prof.weight_read_bytes(1.0) * self.w_bytes_s  # dense: the same at every token count
-        self.mm_s = prof.matmul_flops_per_token / (hw.peak * hw.eta_c)
+        self.mm_s = matmul_s_per_token(prof, hw)
         self.kv_s = kv_tok / (hw.bandwidth * hw.eta_kv)
         self.attn_s = attn_tok / (hw.attn_peak * hw.eta_attn)
         self.p = hw.sharpness

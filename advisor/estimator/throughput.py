@@ -3,7 +3,7 @@
 One forward step on one GPU of a tensor-parallel group of `tp` GPUs (every GPU runs the same step in parallel):
 
     t_step = pmax(t_weights, t_matmul) + pmax(t_kv, t_attention) + t_allreduce + t_overhead
-    t_weights  = W_read / (B_dram · η_w[format])          t_matmul    = F_matmul / (P_peak · η_c)
+    t_weights  = W_read / (B_dram · η_w[format])          t_matmul    = (F_dense + F_experts / f_moe) / (P_peak · η_c)
     t_kv       = KV_read / (B_dram · η_kv)                t_attention = F_attn / (P_16bit · η_attn)
     pmax(a, b) = (a^p + b^p)^(1/p) ≥ max(a, b): a smooth roofline (near the ridge point neither limit is reached;
                  matmuls and attention are separate kernels, so their times add)
@@ -18,7 +18,9 @@ Decode (one new token for each of the b sequences of the batch, each with c toke
     W_read  = matmul weights on this GPU, embedding gather excluded; MoE: the routed experts touched by the batch,
               E·(1−(1−k/E)^b) of E per layer (each token picks k; the expected number of distinct experts)
     KV_read = b × KV bytes of a c-token sequence on this GPU (sliding windows and GQA/MLA included)
-    FLOPs   = b × (2·N_active + 4·c·d_attn per layer) / tp
+    FLOPs   = b × (2·N_active + 4·c·d_attn per layer) / tp; the routed experts' share (F_experts) runs as grouped
+              GEMMs with routing and token permutation at f_moe of the dense rate, the constant the training planner
+              uses (calibration.yaml planner.moe_compute_factor, 0.7)
 Prefill of p prompt tokens: the same with b·p tokens, attention over the causal triangle (mean context (p+1)/2),
 all routed experts read; time to first token = t_prefill + c_request.
 
@@ -209,6 +211,15 @@ class Hardware(Value):
     link_switched: bool = False  # every GPU of the group on one switch (NVSwitch, Infinity Fabric mesh)
     # the step's all-reduce seconds as lines in its tokens (collectives.pieces); empty without TP
     allreduce: tuple[collectives.Line, ...] = ()
+    moe_factor: float = 1.0  # grouped expert GEMMs' share of the dense matmul rate (planner.moe_compute_factor)
+
+
+def matmul_s_per_token(prof: SpeedProfile, hw: Hardware) -> float:
+    """Seconds of matmul compute per token on one GPU: the dense part at P_peak·η_c, the routed experts' part
+    (F_matmul − F_whole) at f_moe of that rate (grouped GEMMs, routing, permutation; 1 for a dense model)."""
+    experts = prof.matmul_flops_per_token - prof.whole_flops_per_token if prof.n_experts else 0.0
+    dense = prof.matmul_flops_per_token - experts
+    return (dense + experts / hw.moe_factor) / (hw.peak * hw.eta_c)
 
 
 def memory_class(gpu: GpuSpec) -> str:
@@ -295,6 +306,7 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         layer_overhead=layer_c, request_overhead=inf.request_overhead_s.value,
         sharpness=inf.roofline_sharpness.value, link_switched=switched,
         allreduce=collectives.pieces(prof.tp, prof.hidden, prof.layers, link_bw, alpha, switched),
+        moe_factor=calib.planner.moe_compute_factor.value if prof.n_experts else 1.0,
     )
 
 
@@ -407,7 +419,7 @@ def _step(prof: SpeedProfile, hw: Hardware, tokens: int, kv_bytes: float, attent
     mm = tokens * prof.matmul_flops_per_token
     return Step(
         weights_s=w_bytes / (hw.bandwidth * hw.eta_w), kv_s=kv_bytes / (hw.bandwidth * hw.eta_kv),
-        matmul_s=mm / (hw.peak * hw.eta_c), attention_s=attention_flops / (hw.attn_peak * hw.eta_attn),
+        matmul_s=tokens * matmul_s_per_token(prof, hw), attention_s=attention_flops / (hw.attn_peak * hw.eta_attn),
         comm_s=collectives.seconds(tokens, hw.allreduce), overhead_s=hw.step_overhead + hw.layer_overhead * prof.layers,
         bytes_read=w_bytes + kv_bytes, flops=mm + attention_flops, sharpness=hw.sharpness,
     )
