@@ -385,6 +385,8 @@ class ModelSpec(Strict):
     # and Qwen3-Next without the embedding and the output head
     published_active_scope: Literal["all", "no_embedding", "no_embedding_no_head"] = "all"
     published_params_text: str = ""  # the figure as the source states it ("7B", "46.7B total / 12.9B active")
+    # the tokens the model was pre-trained on, as its makers published them ("pre-train DeepSeek-V3" defaults to these)
+    pretrain_tokens: PositiveFloat | None = None
     config_verbatim: bool = False  # architecture taken from a verbatim copy of the HF config.json
     notes: str = ""
     cite: dict[str, list[str]]
@@ -396,7 +398,7 @@ class ModelSpec(Strict):
             raise ValueError("no citation for default_context")
         if self.default_context is not None and self.default_context > self.max_context:
             raise ValueError("default_context exceeds max_context")
-        for name in ("published_params", "published_active_params", "published_non_embedding_params"):
+        for name in ("published_params", "published_active_params", "published_non_embedding_params", "pretrain_tokens"):
             if getattr(self, name) is not None and name not in self.cite:
                 raise ValueError(f"no citation for {name}")
         if self.is_moe and not (0 < self.experts_per_token <= self.n_routed_experts):

@@ -91,3 +91,41 @@ def test_no_batch_as_asked_goes_on_to_the_batch_the_change_holds(text: str, lang
 def test_one_sequence_is_said_in_the_singular() -> None:
     line = first_line("What batch size can I use for Llama 3.1 70B on one A100 80GB at 4k?")
     assert "1 concurrent sequences" not in line and "only one sequence" in line, line
+
+
+# --- "how many users can it serve?" when the card holds the model only after a change -------------------------------
+
+@pytest.mark.parametrize(("text", "lang", "fmt"), [
+    ("Qwen3-30B-A3B 单卡 L20 能跑多少并发？", "zh", "改用 FP8 权重后"),
+    ("How many concurrent users can one L20 handle with Qwen3-30B-A3B?", "en", "With FP8 weights"),
+    ("How many users can a single RTX 4090 serve with Qwen2.5-14B?", "en", "With FP8 weights"),
+])
+def test_users_asked_on_a_card_that_needs_a_change_are_answered_as_changed(text: str, lang: str, fmt: str) -> None:
+    """These had stopped at "not as asked … switching to FP8 weights would make it fit" with no number of users; the
+    answer now goes on with the users the card holds in that format at the default per-token target, simulated."""
+    answer = Conversation(driver="deterministic", lang=lang).respond(text).answer
+    assert fmt in answer, answer[:500]
+    after = answer.split(fmt, 1)[1].split("\n")[0]
+    users = re.search(r"(\d+) 路并发时" if lang == "zh" else r"At (\d+) concurrent users", after)
+    assert users and int(users.group(1)) >= 1, after
+    assert re.search(r"tokens/s", after), after
+
+
+# --- "locally" is one person's machine, unless an organisation is said -----------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Best GPU to run Qwen3-30B-A3B locally?",
+    "Best GPU under $5000 to run Qwen3-30B-A3B locally?",
+    "What card do I need to run Llama 3.1 8B on my own machine?",
+])
+def test_running_locally_is_a_home_machine(text: str) -> None:
+    """"Run it locally" had been read as a server job: BF16 on vLLM, and a $9,856 RTX PRO 6000 or eight RTX 5060 Ti
+    in tensor parallel for one person. It now reads as "at home" did: the 4-bit GGUF file people run on llama.cpp."""
+    answer = Conversation(driver="deterministic", lang="en").respond(text).answer
+    assert "llama.cpp" in answer.split("\n")[0] and "GGUF" in answer, answer[:400]
+
+
+def test_locally_for_a_team_stays_a_server_job() -> None:
+    answer = Conversation(driver="deterministic", lang="en").respond(
+        "We want to deploy Qwen3-30B-A3B locally for our team, which GPU?").answer
+    assert "llama.cpp" not in answer.split("\n")[0], answer[:400]

@@ -351,6 +351,11 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         notes.append(Assumption(*pair("assumption.samples"), {"samples": (s.samples, "", "user input"),
                                                               "ctx": (context, "tokens", "sequence length"),
                                                               "epochs": (s.epochs or 1, "", "user input")}))
+    elif task == "pretrain" and s.model_assumed not in ("size", "closest"):
+        # "how long to pre-train DeepSeek-V3?": the tokens its makers published (a size's stand-in keeps Chinchilla's)
+        spec = default_catalog().find_model(s.model or "")
+        if spec is not None and spec.pretrain_tokens:
+            kwargs["train_tokens"] = spec.pretrain_tokens
     if s.engine:
         kwargs["engine"] = s.engine
     elif (s.offload or at_home) and task == "inference":  # a native GGUF (gpt-oss MXFP4) keeps its own file

@@ -93,6 +93,12 @@ _HOME = re.compile(r"家用|家里|在家|自己的电脑|个人电脑|游戏本
                    r"(?<![a-z])(?:at home|home (?:lab|pc|server|use|setup)|"
                    r"my (?:own )?(?:pc|laptop|desktop|gaming (?:pc|rig)|workstation)|gaming (?:pc|rig)|hobby\w*|"
                    r"laptops?|notebook gpu|mobile gpu)(?![a-z])")
+# "run it locally", "on my own machine": one person's computer, unless an organisation is in the sentence ("deploy it
+# locally for our 200 staff" is on-premises serving, not a home machine)
+_LOCALLY = re.compile(r"(?<![a-z])(?:locally|on my (?:own )?(?:machine|computer|gpu|card|box|rig|mac)|local llm)(?![a-z])")
+_ORGANISATION = re.compile(r"(?<![a-z])(?:team|company|companies|enterprise|employees|staff|customers|clients|users|"
+                           r"production|on[\s-]?prem\w*|organi[sz]ation|department|colleagues|engineers|developers)(?![a-z])|"
+                           r"公司|团队|企业|员工|客户|用户|生产")
 # a training optimizer said by name (advisor.estimator.training_memory's bytes of state per parameter): bitsandbytes'
 # 8-bit AdamW ("8-bit adam", "adamw_8bit", "adamw_bnb_8bit", "paged_adamw_8bit", "8bit 优化器"), AdamW with its
 # state in bf16 ("bf16 adam", "pure bf16 optimizer"), plain SGD
@@ -209,7 +215,7 @@ def read_settings(t: Text, slots: Slots) -> None:
         slots.offload = False
     elif _OFFLOAD.search(s):
         slots.offload = True
-    if _HOME.search(s):
+    if _HOME.search(s) or (_LOCALLY.search(s) and not _ORGANISATION.search(s)):
         slots.home = True
     if CODING_USE.search(s):
         slots.coding = True

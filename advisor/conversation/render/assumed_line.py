@@ -10,7 +10,13 @@ from advisor.analysis.result import top_option
 from advisor.conversation.dialog.load import PEAK_SHARE, PEAK_SHARE_SOURCE
 from advisor.conversation.reader.slots import SaidLength
 from advisor.conversation.render.book import SRC_DEFAULT, SRC_USER, Book, decimals_for, source_of
-from advisor.conversation.render.firstscreen import need_format, planned_precision, target_ms, train_tokens_text
+from advisor.conversation.render.firstscreen import (
+    need_format,
+    planned_precision,
+    published_tokens,
+    target_ms,
+    train_tokens_text,
+)
 from advisor.conversation.render.labels import format_label, option_format, region_label, task_label
 from advisor.conversation.render.training_lead import pinned_text
 from advisor.workload import speed_workload
@@ -101,9 +107,11 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     if w.is_training:  # the data a training time is computed for; the default said as such
         tokens = train_tokens_text(ev, book, lang)
         key = "screen.assumed.train_tokens" if w.train_tokens else "screen.assumed.train_tokens_default"
-        if w.train_tokens and "train_tokens" not in (getattr(ev, "stated", None) or ()):
+        if published_tokens(ev):  # "pre-train DeepSeek-V3": the tokens its makers published
+            key = "screen.assumed.train_tokens_published"
+        elif w.train_tokens and "train_tokens" not in (getattr(ev, "stated", None) or ()):
             key = "screen.assumed.train_tokens_bound"  # a sample count without its length: an upper bound
-        bits.append(t(key, lang, tokens=tokens))
+        bits.append(t(key, lang, tokens=tokens, name=ev.model.name))
     pinned = getattr(ev, "pinned", None)
     if pinned is not None and pinned.why is None:  # the planner ran the layout the user gave
         bits.append(t("screen.assumed.pinned", lang, layout=pinned_text(pinned.layout, book, lang)))

@@ -450,9 +450,11 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                      suffix=t("screen.gpu_hours_unit", lang))
     given = bool(ev.workload.train_tokens)
     tokens = train_tokens_text(ev, book, lang)
-    bound = given and "train_tokens" not in (getattr(ev, "stated", None) or ())  # from a sample count alone
-    what = t("screen.time.tokens_bound" if bound else "screen.time.tokens" if given else "screen.time.default_tokens",
-             lang, tokens=tokens)
+    published = published_tokens(ev)  # "pre-train DeepSeek-V3": the tokens its makers published
+    bound = given and not published and "train_tokens" not in (getattr(ev, "stated", None) or ())  # a sample count
+    key = ("screen.time.published_tokens" if published else "screen.time.tokens_bound" if bound
+           else "screen.time.tokens" if given else "screen.time.default_tokens")
+    what = t(key, lang, tokens=tokens, name=ev.model.name)
     if "task" not in (getattr(ev, "stated", None) or ()):  # the method was not said: the default one, named
         what += t("screen.time.default_task", lang, task=task_label(ev.workload.task, lang))
     if lang == "zh" and what[-1:].isascii():
@@ -487,9 +489,20 @@ def default_job(ev: Any, book: Book, lang: str) -> str:
     parts = []
     if "task" not in stated:
         parts.append(t("changes.default", lang, value=task_label(ev.workload.task, lang)))
-    if "train_tokens" not in stated:
+    if published_tokens(ev):
+        parts.append(t("screen.assumed.train_tokens_published", lang, tokens=train_tokens_text(ev, book, lang),
+                       name=ev.model.name))
+    elif "train_tokens" not in stated:
         parts.append(t("screen.assumed.train_tokens_default", lang, tokens=train_tokens_text(ev, book, lang)))
     return t("list.comma", lang).join(parts)
+
+
+def published_tokens(ev: Any) -> bool:
+    """Whether a pre-training time is for the tokens the named model's makers published (ModelSpec.pretrain_tokens,
+    dialog.machine.build_workload's default for "pre-train DeepSeek-V3"), not for tokens the person said."""
+    w = ev.workload
+    return (w.task == "pretrain" and bool(w.train_tokens) and "train_tokens" not in (getattr(ev, "stated", None) or ())
+            and ev.model.pretrain_tokens == w.train_tokens)
 
 
 def train_tokens_text(ev: Any, book: Book, lang: str) -> str:
@@ -497,7 +510,8 @@ def train_tokens_text(ev: Any, book: Book, lang: str) -> str:
     (advisor.recommend.search.default_train_tokens: 20 per parameter for pre-training, 100 M for fine-tuning)."""
     w = ev.workload
     if w.train_tokens:
-        return book.tokens("training tokens", w.train_tokens, SRC_USER, lang)
+        src = f"catalog: {ev.model.name}'s published pre-training tokens" if published_tokens(ev) else SRC_USER
+        return book.tokens("training tokens", w.train_tokens, src, lang)
     return book.tokens("training tokens (default)", default_train_tokens(ev.model, w), SRC_DEFAULT, lang)
 
 
