@@ -321,7 +321,9 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
     if changed:
         first.append(changed)
     instances = instance_words(ev, lang)  # "On AWS, I recommend 1× g6e.12xlarge": not said again in the line
-    first.append(assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=users_lead,
+    # the users or the batch answered for the format that makes the cards hold the model: no "1 user" assumed either
+    answered = users_lead or bool(ev.changed_limits) or (ev.asks_users and bool(ev.changed_load))
+    first.append(assumed_line(ev, book, lang, people=state.slots.headcount, users_answered=answered,
                               share=state.slots.peak_share, daily_each=state.slots.daily_each,
                               qps=state.slots.qps, said=state.slots.said_lengths or (),
                               instances_said=bool(instances) and instances in lead.text))
