@@ -129,3 +129,26 @@ def test_locally_for_a_team_stays_a_server_job() -> None:
     answer = Conversation(driver="deterministic", lang="en").respond(
         "We want to deploy Qwen3-30B-A3B locally for our team, which GPU?").answer
     assert "llama.cpp" not in answer.split("\n")[0], answer[:400]
+
+
+# --- "how long to prefill a long prompt?" is the first-token time ---------------------------------------------------
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("How long does it take to prefill a 100k token prompt on Llama 3.1 8B with one H100?", "en"),
+    ("What's the prefill time for a 20k prompt on Qwen2.5-14B with one L40S?", "en"),
+    ("预填充 3 万 token 的提示词要多久？Qwen2.5-7B，一张 4090", "zh"),
+])
+def test_a_prefill_question_opens_with_the_first_token_time(text: str, lang: str) -> None:
+    """"How long to prefill a 100k prompt?" had been answered with a purchase ("I recommend 1× H100 … $59,510"): the
+    prompt's processing is what the first token waits for, so the answer now opens with that time."""
+    line = first_line(text, lang)
+    assert re.search(r"First token after [\d.]+ (?:s|ms) for a prompt of [\d,]+ tokens|的输入首 token 约 [\d.]+ (?:s|ms)",
+                     line), line
+
+
+def test_a_prefill_time_on_cards_that_need_another_format_is_given_in_it() -> None:
+    """2× H100 holds Llama 3.1 70B with a 32k prompt only in FP8: the first-token time in FP8 follows the shortfall,
+    where only the decode speed had been given."""
+    line = first_line("What is the prefill time for a 32k prompt with Llama 3.1 70B on 2x H100?")
+    assert re.search(r"With FP8 weights on 2× NVIDIA H100 SXM5 80GB, first token after [\d.]+ s for a prompt of "
+                     r"32000 tokens", line), line

@@ -747,6 +747,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.option.short_one_card": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",
     "screen.option.change": " What would make it work: {msg}",
     "screen.option.changed_speed": " With {fmt} weights, {name} runs it at about {per} for one user.",
+    "screen.option.changed_ttft": " With {fmt} weights on {name}{ttft}, then about {per} for one user.",
     "screen.option.changed_speed_context": " With {fmt} weights at a {context:,}-token context, {name} runs it at about {per} for one user.",
     "screen.offload": "**Yes, slowly** — with llama.cpp layer offload ({fmt}), `-ngl {ngl}` layers stay on the {gpu} and the other {rest} go to system RAM ({ram} needed), at about {speed}. Without offload one card is short by {short}.",
     "screen.count": "You need {name}{warn}: {need} per GPU of {usable} usable ({lay}){kv}.",

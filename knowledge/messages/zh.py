@@ -743,6 +743,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.option.short_one_card": "{yes}：{who}差 {short}——需要 {need}，{gpu} 可用 {usable}。",
     "screen.option.change": "可行的改法：{msg}",
     "screen.option.changed_speed": "用 {fmt} 权重时，{name} 单路约 {per}。",
+    "screen.option.changed_ttft": "用 {fmt} 权重时，{name} 上{ttft}，之后单路约 {per}。",
     "screen.option.changed_speed_context": "用 {fmt} 权重、上下文 {context:,} tokens 时，{name} 单路约 {per}。",
     "screen.offload": "**可以，但很慢**：用 llama.cpp 按层卸载（{fmt}），`-ngl {ngl}` 层放在 {gpu} 上，其余 {rest} 层放进系统内存（需 {ram}），生成约 {speed}。不卸载的话一张卡差 {short}。",
     "screen.count": "需要 {name}{warn}：每卡 {need}，可用 {usable}（{lay}）{kv}。",

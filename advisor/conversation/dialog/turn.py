@@ -294,7 +294,9 @@ _SPECULATION = re.compile(r"speculative|spec(?:ulative)?[\s-]*decod\w*|draft[\s-
 # "how much memory … and is X enough?": the total is asked beside the verdict
 _HOW_MUCH_MEMORY = re.compile(r"(?:要|需要|得|占)?多少(?:显存|内存|gb|g)|显存(?:要|需要)多少|how\s+much\s+(?:vram|memory|gpu\s+memory)|"
                               r"how\s+many\s+(?:gb|gib)")
-_TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token")
+# ("how long to prefill a 100k prompt?", "预填充要多久": the prompt's processing is what the first token waits for)
+_TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token|"
+                         r"(?<![a-z])pre-?fill(?:ing|s|ed)?(?![a-z])|预填充|预填")
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢"): the
 # questions of reader.intent, and words for a speed or with speculation
 _FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch", "mfu",

@@ -53,6 +53,7 @@ from advisor.conversation.render.scale_out import offload_sentence, own_card_sma
 from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
+from advisor.workload import speed_workload
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
 from knowledge.quantities import Bytes, Seconds
@@ -321,7 +322,30 @@ def _changed_speed(ev: Any, book: Book, lang: str) -> str:
     if w.context < ev.workload.context:  # the 4-bit file at the shorter context it fits at (recommend.changes)
         return t("screen.option.changed_speed_context", lang, fmt=fmt, context=w.context, name=opt_name(o, book),
                  per=speed[0])
+    ttft = ttft_text(o, book, lang) if getattr(ev, "asks_ttft", False) else ""  # "prefill time for a 32k prompt?"
+    if ttft:
+        return t("screen.option.changed_ttft", lang, fmt=fmt, name=opt_name(o, book), ttft=ttft, per=speed[0])
     return t("screen.option.changed_speed", lang, fmt=fmt, name=opt_name(o, book), per=speed[0])
+
+
+def ttft_text(o: Any, book: Book, lang: str, first: bool = False) -> str:
+    """The time to the first token of one request on the option (the prefill roofline of its prompt), in ms below a
+    second, else in seconds; `first`: worded to open the sentence."""
+    tput = o.throughput
+    if tput is None or not tput.ttft:
+        return ""
+    ul = tput.under_load  # simulated at the asked load: the median the "At N users" sentence gives
+    ttft, src = (ul.ttft, SRC_LOAD) if ul is not None and ul.ttft.s > 0 else (tput.ttft, SRC_THROUGHPUT)
+    name = (f"median time to first token at {tput.concurrency} users on {o.count}× {o.gpu_name}" if src == SRC_LOAD
+            else f"time to first token on {o.count}× {o.gpu_name}")
+    value = book.latency(name, ttft, src)
+    sized = o.sized_workload
+    prompt = speed_workload(sized).prompt_tokens if sized is not None else None  # the prompt the TTFT is for
+    lead = ".first" if first else ""
+    if not prompt:
+        return t("lead.speed.ttft" + lead, lang, ttft=value)
+    return t("lead.speed.ttft_prompt" + lead, lang, ttft=value,
+             prompt=book.tokens("prompt tokens of the first-token time", prompt, SRC_THROUGHPUT, lang))
 
 
 def _twin_sentence(ev: Any, book: Book, lang: str) -> str:

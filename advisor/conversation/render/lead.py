@@ -474,13 +474,13 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
     stays in the sentence. `there`: after a sentence that named the configuration (the count), the speed alone."""
     speed = _speed_with_tpot(o, book, lang) or opt_speed(o, book, lang, ev.workload)
     if there:
-        return fs.Lead(t("lead.speed.there", lang, speed=speed, ttft=_ttft(o, book, lang),
+        return fs.Lead(t("lead.speed.there", lang, speed=speed, ttft=fs.ttft_text(o, book, lang),
                          verdict=against_target(o, ev, book, lang)),
                        None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
     need, usable = need_and_usable(o, book)
     missing = misses(o, lang, running=True)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
-    ttft = _ttft(o, book, lang, first=ev.asks_ttft)  # "what's the TTFT …?": the first-token time first, then the speed
+    ttft = fs.ttft_text(o, book, lang, first=ev.asks_ttft)  # "what's the TTFT …?": the first-token time first, then the speed
     key = "lead.ttft_first" if ev.asks_ttft and ttft else "lead.speed"
     text = t(key, lang, speed=speed, name=opt_name(o, book), warn=warn, first=ttft,
              lay=opt_layout(o, lang, book), need=need, usable=usable, ttft=ttft,
@@ -510,26 +510,6 @@ def _speed_with_tpot(o: Option, book: Book, lang: str) -> str | None:
         "ms", SRC_LOAD, 0))
     per, total = speed
     return t("speed.per_user" if per != total else "speed.one_user", lang, per=per + tpot, total=total)
-
-
-def _ttft(o: Option, book: Book, lang: str, first: bool = False) -> str:
-    """The time to the first token of one request on the option (the prefill roofline of its prompt), in ms below a
-    second, else in seconds; `first`: worded to open the sentence."""
-    tput = o.throughput
-    if tput is None or not tput.ttft:
-        return ""
-    ul = tput.under_load  # simulated at the asked load: the median the "At N users" sentence gives
-    ttft, src = (ul.ttft, SRC_LOAD) if ul is not None and ul.ttft.s > 0 else (tput.ttft, SRC_THROUGHPUT)
-    name = (f"median time to first token at {tput.concurrency} users on {o.count}× {o.gpu_name}" if src == SRC_LOAD
-            else f"time to first token on {o.count}× {o.gpu_name}")
-    value = book.latency(name, ttft, src)
-    sized = o.sized_workload
-    prompt = speed_workload(sized).prompt_tokens if sized is not None else None  # the prompt the TTFT is for
-    lead = ".first" if first else ""
-    if not prompt:
-        return t("lead.speed.ttft" + lead, lang, ttft=value)
-    return t("lead.speed.ttft_prompt" + lead, lang, ttft=value,
-             prompt=book.tokens("prompt tokens of the first-token time", prompt, SRC_THROUGHPUT, lang))
 
 
 def ttft_target_line(o: Option | None, ev: Analysis, book: Book, lang: str, *, said: bool = False) -> str:
