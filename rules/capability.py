@@ -88,6 +88,19 @@ RULES: tuple[RuleMeta, ...] = (
         alternative="precision=int8",
     ),
     RuleMeta(
+        id="cap-fp4-ascend",
+        topic="capability",
+        applies_to=CONFIG,
+        when=f.weight_format.one_of("mxfp4", "nvfp4") & INFERENCE & (f.gpu_arch == "davinci"),
+        severity="block",
+        source="sglang-ascend-quant",
+        section="Quantization on Ascend: MXFP4 rows (A2 ×, A3 ×, Ascend 950 √)",
+        refs=("rules-vllm-ascend-quant",),
+        summary="Ascend A2/A3 NPUs (910B/C, 310P) have no MXFP4/NVFP4 kernels: an FP4 checkpoint runs as W8A8 INT8 "
+                "(msModelSlim), twice the bytes.",
+        alternative="precision=int8",
+    ),
+    RuleMeta(
         id="cap-bf16-serving-pre-ampere",
         topic="capability",
         applies_to=CONFIG,

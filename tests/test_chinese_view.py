@@ -105,6 +105,7 @@ KNOWN_MESSAGES: dict[str, set[str]] = {
     "rules.cap-fa2-inference": {"xFormers"},
     "rules.cap-fp8-weight-only": {"Marlin"},
     "rules.cap-fp8-ascend": {"msModelSlim", "vllm-ascend"},  # Huawei's quantisation tool and the engine
+    "rules.cap-fp4-ascend": {"msModelSlim"},
     "rules.sub-4090-3090-fp8": {"Marlin"},
     "rules.cap-machine-not-a-card": {"GbE", "exo"},  # 10 GbE Ethernet; exo, the cluster engine
     "rules.cap-metal-engines": {"Metal", "mlx-lm"},

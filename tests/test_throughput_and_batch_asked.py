@@ -152,3 +152,16 @@ def test_a_prefill_time_on_cards_that_need_another_format_is_given_in_it() -> No
     line = first_line("What is the prefill time for a 32k prompt with Llama 3.1 70B on 2x H100?")
     assert re.search(r"With FP8 weights on 2× NVIDIA H100 SXM5 80GB, first token after [\d.]+ s for a prompt of "
                      r"32000 tokens", line), line
+
+
+# --- an FP4 checkpoint is not offered on Ascend A2/A3 NPUs ------------------------------------------------------------
+
+def test_gpt_oss_is_not_sent_to_an_ascend_card_as_mxfp4() -> None:
+    """"一张 5090 能跑 gpt-oss-120b 吗？" had offered "2× Huawei Ascend 310P 48GB … (TP 2, vLLM, MXFP4)": Ascend A2/A3
+    NPUs and the 310P have no MXFP4 kernels (SGLang's Ascend quantisation table), so the MXFP4 file does not run there
+    (rule cap-fp4-ascend: W8A8 INT8 instead)."""
+    answer = Conversation(driver="deterministic", lang="zh").respond("一张 5090 能跑 gpt-oss-120b 吗？").answer
+    line = answer.split("\n")[0]
+    assert not re.search(r"Ascend[^。]*MXFP4", line), line
+    ruled = Conversation(driver="deterministic", lang="zh").respond("gpt-oss-120b 用两张昇腾 910B 部署行吗？").answer
+    assert "被规则排除" in ruled.split("\n")[0] and "FP4" in ruled.split("\n")[0], ruled[:300]

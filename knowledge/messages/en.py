@@ -207,6 +207,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rule.title.cap-fp8-unsupported": "No FP8 on Volta",
     "rule.title.cap-bf16-serving-pre-ampere": "No BF16 serving on this card",
     "rule.title.cap-awq-needs-turing": "AWQ needs Turing or newer",
+    "rule.title.cap-fp4-ascend": "No FP4 on Ascend A2/A3: W8A8 INT8",
     "rule.title.cap-fa2-training": "No FlashAttention-2 for training",
     "rule.title.cap-fa2-inference": "No FlashAttention-2 for serving",
     "rule.title.cap-no-nvlink": "This card has no NVLink",

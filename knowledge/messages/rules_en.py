@@ -131,6 +131,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.cap-bf16-serving-pre-ampere": "The {gpu} ({arch}) has no BF16 tensor cores, so a BF16 configuration is not offered on it: serve it "
         "quantised (GPTQ/AWQ/GGUF, which these cards run) or cast to FP16 (`--dtype half`, validate outputs: "
         "BF16-trained models can overflow in FP16).",
+    "rules.cap-fp4-ascend": "The {gpu} runs no MXFP4/NVFP4 kernels (among Ascend NPUs only the Ascend 950 has them): an FP4 checkpoint is served as W8A8 INT8 converted with msModelSlim, twice the bytes per weight.",
     "rules.cap-awq-needs-turing": "The {gpu} (Volta, compute capability 7.0) has no AWQ kernels in vLLM (AWQ needs 7.5 or newer): use a "
         "GPTQ or GGUF checkpoint on it instead.",
     "rules.cap-fa2-training": "FlashAttention-2 supports Ampere, Ada and Hopper GPUs; on the {gpu} ({arch}) training falls back to "

@@ -104,6 +104,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "请改用 FP16 或 INT8/INT4 格式。",
     "rules.cap-bf16-serving-pre-ampere": "{gpu}（{arch}）没有 BF16 张量核心，因此不提供 BF16 配置：请改用量化版本（GPTQ/AWQ/GGUF，这类卡可运行）"
         "或转为 FP16（`--dtype half`，需验证输出：以 BF16 训练的模型在 FP16 下可能溢出）。",
+    "rules.cap-fp4-ascend": "{gpu} 没有 MXFP4/NVFP4 内核（昇腾中只有 Ascend 950 支持）：FP4 模型要先用 msModelSlim 转成 W8A8 INT8，每个权重的字节数翻倍。",
     "rules.cap-awq-needs-turing": "{gpu}（Volta，计算能力 7.0）在 vLLM 中没有 AWQ 内核（AWQ 需要计算能力 7.5 及以上）：请改用 GPTQ 或 GGUF 量化版本。",
     "rules.cap-fa2-training": "FlashAttention-2 支持 Ampere、Ada 与 Hopper；在 {gpu}（{arch}）上训练会退回其他注意力实现"
         "（Turing 上的 FlashAttention 1.x 或 PyTorch 的内存高效 SDPA），长序列下更慢且激活显存更大。"

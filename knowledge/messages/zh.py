@@ -206,6 +206,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rule.title.cap-fp8-unsupported": "Volta 不支持 FP8",
     "rule.title.cap-bf16-serving-pre-ampere": "此卡无法以 BF16 部署",
     "rule.title.cap-awq-needs-turing": "AWQ 需要 Turing 及以上",
+    "rule.title.cap-fp4-ascend": "昇腾 A2/A3 不支持 FP4：用 W8A8 INT8",
     "rule.title.cap-fa2-training": "训练用不了 FlashAttention-2",
     "rule.title.cap-fa2-inference": "推理用不了 FlashAttention-2",
     "rule.title.cap-no-nvlink": "此卡没有 NVLink",
