@@ -5,24 +5,12 @@ Chinchilla's, and a count said is the count used."""
 
 from __future__ import annotations
 
-import re
-
 import msgspec
 import pytest
 
-from advisor.conversation.session import Conversation
 from knowledge.catalog import load_catalog
 from knowledge.schemas import ModelSpec
-
-
-def answer(text: str, lang: str = "en") -> str:
-    return Conversation(driver="deterministic", lang=lang).respond(text).answer
-
-
-def gpu_hours(text: str) -> float:
-    m = re.search(r"\(([\d,]+) GPU-hours\)", text) or re.search(r"GPU 时数 ([\d,]+)", text)
-    assert m, text[:400]
-    return float(m.group(1).replace(",", ""))
+from tests.answer_text import answer, number
 
 
 @pytest.mark.parametrize(("text", "published_gpu_hours", "tokens"), [
@@ -38,7 +26,7 @@ def test_a_named_model_is_pretrained_on_its_published_tokens(text: str, publishe
     a = answer(text)
     first = a.split("\n")[0]
     assert tokens in first and "published" in first, first
-    assert abs(gpu_hours(first) / published_gpu_hours - 1) <= 0.25, (first, published_gpu_hours)
+    assert abs(number(r"\(([\d,]+) GPU-hours\)", first) / published_gpu_hours - 1) <= 0.25, (first, published_gpu_hours)
 
 
 def test_the_published_count_is_said_in_chinese() -> None:

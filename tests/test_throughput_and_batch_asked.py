@@ -8,15 +8,11 @@ import re
 
 import pytest
 
-from advisor.conversation.session import Conversation
+from tests.answer_text import answer, number
 
 
 def first_line(text: str, lang: str = "en") -> str:
-    return Conversation(driver="deterministic", lang=lang).respond(text).answer.strip().split("\n")[0]
-
-
-def numbers(line: str) -> list[float]:
-    return [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", line)]
+    return answer(text, lang).strip().split("\n")[0]
 
 
 # --- a throughput with no load stated: the most the cards carry ----------------------------------------------------
@@ -47,8 +43,8 @@ def test_the_full_load_total_exceeds_one_users_speed() -> None:
     same words with a load of one)."""
     full = first_line("What throughput can 8x H100 reach for Qwen2.5-72B?")
     one = first_line("What throughput per user for Qwen2.5-72B on 8x H100 with 1 user?")
-    total = max(n for n in numbers(full.split("in total")[0].split(",")[-1]) if n > 0)
-    per_user = numbers(one.split("tokens/s")[0])[-1]
+    total = number(r"([\d,.]+) tokens/s in total", full)
+    per_user = number(r"([\d,.]+) tokens/s per user", one)
     assert total > 10 * per_user, (full, one)
 
 
@@ -58,9 +54,9 @@ def test_the_full_load_total_exceeds_one_users_speed() -> None:
 ])
 def test_a_throughput_at_a_stated_load_stays_at_that_load(text: str, lang: str) -> None:
     """With a load said, the throughput is the one at that load, not the memory's most."""
-    answer = Conversation(driver="deterministic", lang=lang).respond(text).answer
-    assert ("At 32 concurrent users" in answer) if lang == "en" else ("10 路并发时" in answer), answer[:400]
-    assert "serves at most" not in answer.split("\n")[0] and "最多可同时服务" not in answer.split("\n")[0]
+    said = answer(text, lang)
+    assert ("At 32 concurrent users" in said) if lang == "en" else ("10 路并发时" in said), said[:400]
+    assert "serves at most" not in said.split("\n")[0] and "最多可同时服务" not in said.split("\n")[0]
 
 
 def test_throughput_per_user_is_still_one_users_speed() -> None:
@@ -103,9 +99,9 @@ def test_one_sequence_is_said_in_the_singular() -> None:
 def test_users_asked_on_a_card_that_needs_a_change_are_answered_as_changed(text: str, lang: str, fmt: str) -> None:
     """These had stopped at "not as asked … switching to FP8 weights would make it fit" with no number of users; the
     answer now goes on with the users the card holds in that format at the default per-token target, simulated."""
-    answer = Conversation(driver="deterministic", lang=lang).respond(text).answer
-    assert fmt in answer, answer[:500]
-    after = answer.split(fmt, 1)[1].split("\n")[0]
+    said = answer(text, lang)
+    assert fmt in said, said[:500]
+    after = said.split(fmt, 1)[1].split("\n")[0]
     users = re.search(r"(\d+) 路并发时" if lang == "zh" else r"At (\d+) concurrent users", after)
     assert users and int(users.group(1)) >= 1, after
     assert re.search(r"tokens/s", after), after
@@ -121,14 +117,13 @@ def test_users_asked_on_a_card_that_needs_a_change_are_answered_as_changed(text:
 def test_running_locally_is_a_home_machine(text: str) -> None:
     """"Run it locally" had been read as a server job: BF16 on vLLM, and a $9,856 RTX PRO 6000 or eight RTX 5060 Ti
     in tensor parallel for one person. It now reads as "at home" did: the 4-bit GGUF file people run on llama.cpp."""
-    answer = Conversation(driver="deterministic", lang="en").respond(text).answer
-    assert "llama.cpp" in answer.split("\n")[0] and "GGUF" in answer, answer[:400]
+    said = answer(text)
+    assert "llama.cpp" in said.split("\n")[0] and "GGUF" in said, said[:400]
 
 
 def test_locally_for_a_team_stays_a_server_job() -> None:
-    answer = Conversation(driver="deterministic", lang="en").respond(
-        "We want to deploy Qwen3-30B-A3B locally for our team, which GPU?").answer
-    assert "llama.cpp" not in answer.split("\n")[0], answer[:400]
+    said = answer("We want to deploy Qwen3-30B-A3B locally for our team, which GPU?")
+    assert "llama.cpp" not in said.split("\n")[0], said[:400]
 
 
 # --- "how long to prefill a long prompt?" is the first-token time ---------------------------------------------------
@@ -160,8 +155,8 @@ def test_gpt_oss_is_not_sent_to_an_ascend_card_as_mxfp4() -> None:
     """"一张 5090 能跑 gpt-oss-120b 吗？" had offered "2× Huawei Ascend 310P 48GB … (TP 2, vLLM, MXFP4)": Ascend A2/A3
     NPUs and the 310P have no MXFP4 kernels (SGLang's Ascend quantisation table), so the MXFP4 file does not run there
     (rule cap-fp4-ascend: W8A8 INT8 instead)."""
-    answer = Conversation(driver="deterministic", lang="zh").respond("一张 5090 能跑 gpt-oss-120b 吗？").answer
-    line = answer.split("\n")[0]
+    said = answer("一张 5090 能跑 gpt-oss-120b 吗？", "zh")
+    line = said.split("\n")[0]
     assert not re.search(r"Ascend[^。]*MXFP4", line), line
-    ruled = Conversation(driver="deterministic", lang="zh").respond("gpt-oss-120b 用两张昇腾 910B 部署行吗？").answer
+    ruled = answer("gpt-oss-120b 用两张昇腾 910B 部署行吗？", "zh")
     assert "被规则排除" in ruled.split("\n")[0] and "FP4" in ruled.split("\n")[0], ruled[:300]

@@ -402,12 +402,11 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if asked is not None and asked.fits:
             ev.load, _ = load_within_target(request, model, catalog.gpu(asked.gpu), asked,
                                             held_sequences(ev, asked) or 1, steps)
-        elif asked is not None and asked is one and ev.changed_config is not None:
+        elif asked is not None and asked is one and changed is not None:
             # "Qwen3-30B-A3B 单卡 L20 能跑多少并发？" when the card holds it only in FP8: the users it holds so changed
-            ch = ev.changed_config
-            ev.changed_load, _ = load_within_target(request, model, catalog.gpu(ch.gpu), ch,
-                                                    held_or_capacity(ev, model, catalog.gpu(ch.gpu), ch, steps,
-                                                                     made=False), steps)
+            gpu = catalog.gpu(changed.gpu)
+            ev.changed_load, _ = load_within_target(request, model, gpu, changed,
+                                                    held_or_capacity(ev, model, gpu, changed, steps, made=False), steps)
         c = request.constraints
         if (one is None or not request.count_named) and (c.monthly_rent_budget or (c.budget and c.budget_covers == "system")):
             budget_users(request, model, catalog, steps, ev)  # a month's rent is spent on users whatever was asked

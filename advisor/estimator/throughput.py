@@ -215,11 +215,10 @@ class Hardware(Value):
 
 
 def matmul_s_per_token(prof: SpeedProfile, hw: Hardware) -> float:
-    """Seconds of matmul compute per token on one GPU: the dense part at P_peak·η_c, the routed experts' part
-    (F_matmul − F_whole) at f_moe of that rate (grouped GEMMs, routing, permutation; 1 for a dense model)."""
-    experts = prof.matmul_flops_per_token - prof.whole_flops_per_token if prof.n_experts else 0.0
-    dense = prof.matmul_flops_per_token - experts
-    return (dense + experts / hw.moe_factor) / (hw.peak * hw.eta_c)
+    """Seconds of matmul compute per token on one GPU: the dense part (F_whole) at P_peak·η_c, the routed experts'
+    part (F_matmul − F_whole, 0 for a dense model) at f_moe of that rate (grouped GEMMs, routing, permutation)."""
+    experts = prof.matmul_flops_per_token - prof.whole_flops_per_token
+    return (prof.whole_flops_per_token + experts / hw.moe_factor) / (hw.peak * hw.eta_c)
 
 
 def memory_class(gpu: GpuSpec) -> str:
