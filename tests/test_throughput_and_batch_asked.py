@@ -22,6 +22,7 @@ def first_line(text: str, lang: str = "en") -> str:
     ("How much throughput does one H200 get on gpt-oss-120b?", "en"),
     ("What's the throughput of Llama 3.1 8B on an L4?", "en"),
     ("Qwen2.5-72B on 8 H100s - what total throughput would it manage?", "en"),
+    ("Roughly what aggregate tokens/s could a pair of A6000s push with Mistral Small 24B?", "en"),
     ("8 卡 H100 上 Qwen2.5-72B 的吞吐能到多少 token/s？", "zh"),
     ("单卡 4090 跑 Qwen2.5-7B 吞吐多少", "zh"),
     ("一张 L40S 部署 Llama 3.1 8B，吞吐量大概有多少？", "zh"),

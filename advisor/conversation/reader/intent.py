@@ -427,7 +427,8 @@ _FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发|高�
                    r"(?:what|how much|how high)(?:'s| is| are| would be| will be)? (?:the |a |its |their )?(?:total |aggregate |"
                    r"overall |output )?(?:token )?throughput(?! per (?:user|request|sequence|stream))|"
                    r"throughput (?:can|could|will|would|does|do|might) (?:[a-z0-9.×x-]+ ){0,4}(?:reach|achieve|get|hit|do|"
-                   r"deliver|sustain|manage|push)")
+                   r"deliver|sustain|manage|push)|(?<![a-z])(?:aggregate|combined) (?:output )?(?:tokens?/s|tok/s|"
+                   r"tokens? (?:per|a) second)")
 # "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
 _RPS_QUESTION = words(zh=r"每(?:秒|分钟|小时|天)(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
                          r"(?:qps|rps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",
