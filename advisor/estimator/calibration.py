@@ -167,6 +167,8 @@ class PlannerCalibration(_Strict):
     hfu_by_class: dict[str, Constant]  # compute-only hardware-FLOPs utilisation at scale (bf16 peak), per GPU class
     fp8_hfu: Constant  # the same against the FP8 peak (Transformer Engine / DeepSeek FP8 GEMMs)
     elementwise_hidden: Constant  # h₀ of the memory-bound share: HFU × 1/(1 + h₀/h) (norms, rotary, softmax)
+    # the BF16 FLOP/byte balance of the card h₀ was fitted on: h₀ scales with a card's own balance (step_time)
+    elementwise_reference_flops_per_byte: Constant | None = None
     moe_compute_factor: Constant  # grouped expert GEMMs, routing and permutation run below dense GEMM efficiency
     # GEMM time grows as 1 + K₀/K with the reduction width K, K₀ = this × peak FLOP/s ÷ HBM bytes/s (step_time.moe_terms)
     gemm_reduction_bytes: Constant | None = None

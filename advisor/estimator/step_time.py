@@ -109,6 +109,21 @@ def nic_bytes_per_gpu(gpu: GpuSpec, calib: Calibration) -> float:
     return net / per_node * calib.training.network_efficiency.value
 
 
+def elementwise_h0(gpu: GpuSpec, calib: Calibration) -> float:
+    """h₀ of the memory-bound share of a layer, HFU × 1/(1 + h₀/h), on `gpu`.
+
+    Norms, rotary, activations and residuals move s·b·h bytes per layer at the HBM bandwidth B while the GEMMs do
+    s·b·h² FLOPs at the peak P, so their ratio is ∝ (P/B)/h: h₀ = h₀,ref × (P/B) / (P/B)_ref with the BF16 balance
+    of the A100 that h₀,ref was fitted on (312 TFLOP/s ÷ 2.039 TB/s = 153 FLOP/B; an H100 SXM is 295, a B200 281).
+    The BF16 balance stands for FP8 runs too (calibration planner.elementwise_reference_flops_per_byte)."""
+    pl = calib.planner
+    h0 = pl.elementwise_hidden.value
+    ref = pl.elementwise_reference_flops_per_byte
+    if ref is None or not gpu.bandwidth_bytes_per_s or not gpu.bf16_dense_flops:
+        return h0
+    return h0 * float(gpu.bf16_dense_flops) / float(gpu.bandwidth_bytes_per_s) / ref.value
+
+
 def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: Calibration,
                         engine: str = "megatron") -> tuple[float, float, str]:
     """(peak FLOP/s, HFU, description) for the GPU class and precision, × the training engine's factor."""
@@ -121,9 +136,9 @@ def compute_utilisation(model: ModelSpec, gpu: GpuSpec, precision: str, calib: C
         const = pl.hfu_by_class.get(cls) or pl.hfu_by_class["default"]
         peak, hfu = float(gpu.bf16_dense_flops), const.value
         note = f"class '{cls}' HFU {hfu:.2f} at scale ({const.basis}; sources {', '.join(const.source)})"
-    h0 = pl.elementwise_hidden.value
+    h0 = elementwise_h0(gpu, calib)
     hfu /= 1 + h0 / model.hidden_size
-    note += f" × 1/(1 + {h0:g}/h) = {1 / (1 + h0 / model.hidden_size):.3f} for memory-bound elementwise work"
+    note += f" × 1/(1 + {h0:.0f}/h) = {1 / (1 + h0 / model.hidden_size):.3f} for memory-bound elementwise work"
     if model.is_moe:
         hfu *= pl.moe_compute_factor.value
         note += f" × {pl.moe_compute_factor.value:.2f} for MoE expert GEMMs and routing"
