@@ -387,6 +387,10 @@ class ModelSpec(Strict):
     published_params_text: str = ""  # the figure as the source states it ("7B", "46.7B total / 12.9B active")
     # the tokens the model was pre-trained on, as its makers published them ("pre-train DeepSeek-V3" defaults to these)
     pretrain_tokens: PositiveFloat | None = None
+    # the GPU-hours its makers published for that pre-training and the catalog card they ran on: a reference an
+    # estimate for those tokens is shown against (firstscreen.published_run), never an input to it
+    pretrain_gpu_hours: PositiveFloat | None = None
+    pretrain_gpu: str | None = None
     config_verbatim: bool = False  # architecture taken from a verbatim copy of the HF config.json
     notes: str = ""
     cite: dict[str, list[str]]
@@ -398,7 +402,12 @@ class ModelSpec(Strict):
             raise ValueError("no citation for default_context")
         if self.default_context is not None and self.default_context > self.max_context:
             raise ValueError("default_context exceeds max_context")
-        for name in ("published_params", "published_active_params", "published_non_embedding_params", "pretrain_tokens"):
+        if (self.pretrain_gpu_hours is None) != (self.pretrain_gpu is None):
+            raise ValueError("pretrain_gpu_hours and pretrain_gpu go together")
+        if self.pretrain_gpu_hours is not None and self.pretrain_tokens is None:
+            raise ValueError("pretrain_gpu_hours needs the pretrain_tokens it was published for")
+        for name in ("published_params", "published_active_params", "published_non_embedding_params", "pretrain_tokens",
+                     "pretrain_gpu_hours"):
             if getattr(self, name) is not None and name not in self.cite:
                 raise ValueError(f"no citation for {name}")
         if self.is_moe and not (0 < self.experts_per_token <= self.n_routed_experts):

@@ -80,6 +80,8 @@ _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几�
                        r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|"
                        r"estimat\w* (?:the |my )?(?:training |fine[\s-]*tuning )?(?:time|duration)|time estimate|"
                        r"how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock|"
+                       # "what would pre-training X cost in time", "the time cost of …": a duration, not money
+                       r"cost\w* in (?:time|days|hours|wall[\s-]*clock)|time[\s-]*cost|"
                        # "… with 32 A100s — days?", "8 H100s, time?": the unit or "time" asked alone at the end
                        r"(?:^|[,;:—-]\s*)(?:days|hours|weeks|time|duration|eta)\s*\?+\s*$")
 _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几卡|多少卡|多少个\s*gpu|几个\s*gpu|how many (?:gpus?|cards?|"

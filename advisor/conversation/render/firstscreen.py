@@ -493,8 +493,33 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         if alt is not None and alt.training is not None and alt.training.wall:
             text += t("screen.time.instead", lang, name=opt_name(alt, book), days=opt_days(alt, book, lang),
                       lay=opt_layout(alt, lang, book))
+    text += published_run(top, ev, book, lang)  # the makers' own total for those tokens, where published
     return Lead(text, None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
+
+
+def published_run(top: Any, ev: Any, book: Book, lang: str) -> str:
+    """The GPU-hours the model's makers published for the pre-training an estimate was made for
+    (ModelSpec.pretrain_gpu_hours, cited): a reference to read the estimate against, with the difference where it
+    ran on the same card. "" unless the task is pre-training on exactly the published token count."""
+    m, w = ev.model, ev.workload
+    published = getattr(m, "pretrain_gpu_hours", None)
+    tr = top.training
+    if w.task != "pretrain" or not published or not tr or not m.pretrain_tokens or w.train_tokens != m.pretrain_tokens:
+        return ""
+    gpu = load_catalog().find_gpu(m.pretrain_gpu or "")
+    gpu_name = gpu.name if gpu is not None else str(m.pretrain_gpu)
+    src = f"catalog: {m.name}'s published pre-training GPU-hours ({', '.join(m.cite.get('pretrain_gpu_hours', []))})"
+    hours = book.num(f"published pre-training GPU-hours of {m.name}", published, "GPU-hours", src,
+                     suffix=t("screen.gpu_hours_unit", lang))
+    cmp = ""
+    if top.gpu == m.pretrain_gpu:
+        diff = tr.gpu_hours / published - 1
+        pct = book.num(f"estimate against {m.name}'s published GPU-hours", abs(diff) * 100, "%",
+                       "this estimate ÷ the published GPU-hours − 1")
+        key = "below_far" if diff < -0.25 else "below" if diff < 0 else "above"
+        cmp = t(f"screen.time.published_run.{key}", lang, pct=pct)
+    return t("screen.time.published_run", lang, name=m.name, hours=hours, gpu=gpu_name, cmp=cmp)
 
 
 def time_against(o: Any, base: Any, book: Book, lang: str) -> str:
