@@ -160,6 +160,12 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
     rent = rent or (intent == "how_much" and bool(_MONTHLY.search(s)) and not _POWER.search(s))
     # "cheapest way to serve … give me $/month": the month's cost of the configuration chosen
     rent = rent or (intent == "which" and bool(re.search(r"[$¥]\s*/\s*mo|per\s+month\s+cost|每月(?:多少钱|成本|费用)", s)))
+    # "what would it cost to pre-train a 1B model on 100B tokens on 8× H100?": a training job's cost is its GPU-hours
+    # priced by the hour (and against buying the cards), not the cards' purchase price alone; cards the person already
+    # has, or a purchase said, keep the purchase answer
+    job = (slots.task in ("pretrain", "full", "lora", "qlora", "freeze") or slots.task_generic is not None)
+    rent = rent or (intent == "how_much" and job and slots.existing is None and not _BUY.search(s)
+                    and bool(re.search(r"cost|spend|多少钱|花多少|费用|成本", s)))
     per_token = bool(TOKEN_COST.search(s)) and not _BUY.search(s)  # "租 4090 每百万 token 成本": the token's cost
     # "$40k a month to rent H100s: how many users?": what it buys; a batch job rented by the hour: the job's own cost
     spend = ((slots.budget_monthly or slots.rent_cap_hour) and not _BUY.search(s)) or (
