@@ -98,7 +98,7 @@ def model_spec(key: str) -> ModelSpec:
     data = dump(base)
     data.update(id=key, name=name, aliases=(), num_layers=layers, hf_repo=None, published_params=None,
                 published_params_exact=False, published_params_text="", published_non_embedding_params=None,
-                pretrain_tokens=None,
+                pretrain_tokens=None, pretrain_gpu_hours=None, pretrain_gpu=None,
                 notes=f"{base.name} with {layers} layers (test model for the guides' size rows)")
     data["cite"] = {"architecture": base.cite["architecture"]}
     return validate(ModelSpec, data)

@@ -21,7 +21,7 @@ VERBATIM = {"llama-2-7b", "llama-2-13b", "llama-2-70b", "qwen2.5-7b", "qwen2.5-3
 NOT_ARCH = {"id", "name", "aliases", "family", "hf_repo", "hf_repo_chat", "published_params", "published_params_exact",
             "published_params_buffers", "published_non_embedding_params", "published_active_params",
             "published_params_text", "config_verbatim", "notes", "cite", "default_context", "quantized",
-            "published_active_scope", "published_params_nominal", "pretrain_tokens"}
+            "published_active_scope", "published_params_nominal", "pretrain_tokens", "pretrain_gpu_hours", "pretrain_gpu"}
 
 
 def _fixture(model_id: str) -> dict:

@@ -28,3 +28,23 @@ def test_a_training_jobs_cost_is_its_gpu_hours_priced(text: str, lang: str) -> N
 def test_a_purchase_or_owned_cards_keep_their_answer(text: str) -> None:
     first = answer(text).split("\n")[0]
     assert "Renting" not in first and "rented by the hour" not in first, first
+
+
+def test_owned_cards_cost_the_job_not_three_years() -> None:
+    """Cards already owned: the running cost is for the job's own wall-clock hours (prices.py _running_cost_only),
+    so the sentence says so, not 'over 3 years'."""
+    first = answer("We have 8 H100. What would it cost to pretrain a 1B model on 100B tokens?").split("\n")[0]
+    assert "this job's running cost" in first and "years" not in first, first
+    zh = answer("我们有 8 张 H100，预训练 1B 模型 1000 亿 tokens 要花多少钱？", "zh").split("\n")[0]
+    assert "这次训练的运行成本" in zh and "年" not in zh, zh
+
+
+@pytest.mark.parametrize(("text", "lang", "card"), [
+    # "A100 80G" is the catalog's "A100 80GB" said with the short unit: the same SXM4 card the alias names
+    ("pretrain Llama-2-70B on 2T tokens with 2048 A100 80G, how many days", "en", "A100 80GB SXM4"),
+    ("从头训练 Llama-2-70B，2T tokens，2048 张 A100 80G 要多少天", "zh", "A100 80GB SXM4"),
+    ("pretrain Llama-2-70B on 2T tokens with 2048 A100 80G PCIe, how many days", "en", "A100 80GB PCIe"),
+])
+def test_a100_80g_is_the_card_its_alias_names(text: str, lang: str, card: str) -> None:
+    first = answer(text, lang).split("\n")[0]
+    assert card in first.split("GPU")[0], first

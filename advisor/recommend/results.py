@@ -245,6 +245,10 @@ def purchase_line(o: Option, lang: str = "en") -> str:
         name = f"{o.count}× {o.gpu_name}" + t("suffix.owned", lang)
         if not tco:
             return name
+        job_hours = getattr(cost, "job_hours", None)
+        if job_hours:  # a training job on cards already owned: what running that job costs, not a horizon of years
+            return t("purchase.owned_job", lang, name=name, run=money(tco.amount, tco.currency),
+                     hours=f"{job_hours:,.0f}")
         return t("purchase.owned", lang, name=name, run=money(tco.amount, tco.currency), years=years)
     fmt = t("replicas.with_weights", lang, fmt=weights_said(o)) if "quantised" in o.labels else ""
     name = f"{o.count}× {o.gpu_name}{used}{fmt}" + t("purchase.in_servers", lang, n=servers)

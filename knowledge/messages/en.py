@@ -162,6 +162,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "option.tag.int4_experts": "INT4 experts",
     "option.tag.used_price": "used-card price",
     "option.tag.near_capacity": "near its memory limit",
+    "purchase.owned_job": "{name}: nothing to buy; this job's running cost (power and operations) {run} over its {hours} hours of wall-clock",
     "purchase.owned": "{name}: nothing to buy; running cost (power and operations) {run} over {years:g} years",
     "purchase.in_servers": {"one": " in {n} server", "other": " in {n} servers"},
     "purchase.no_price": "{name}: no dated price in the catalog",

@@ -161,6 +161,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "option.tag.int4_experts": "INT4 专家权重",
     "option.tag.used_price": "二手卡价",
     "option.tag.near_capacity": "接近显存上限",
+    "purchase.owned_job": "{name}：无需购买；这次训练的运行成本（电费和运维）{run}，按其 {hours} 小时计",
     "purchase.owned": "{name}：无需购买；{years:g} 年运行成本（电费和运维）{run}",
     "purchase.in_servers": "，{n} 台服务器",
     "purchase.no_price": "{name}：目录中没有带日期的价格",

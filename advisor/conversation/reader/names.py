@@ -509,6 +509,12 @@ def _resolve(catalog: Catalog, key: str, gpu_id: str, ambiguous: dict[str, list[
     """(catalog id, how an ambiguous name was taken): "A100" names several cards and the catalog's own alias
     resolution decides (else the first listed); "H100s" is the plural of the ambiguous "H100", not its PCIe card."""
     owners = ambiguous.get(key)
+    if owners is None and re.search(r"\d g(?: |$)", key):
+        # "A100 80G" matched the spelling "A100 80GB" (the unit said short): the same name, so the same choice
+        # between its cards (the catalog's alias decides: the SXM4 card), not the first card listed (the PCIe one)
+        spelled = re.sub(r"(\d) g(?= |$)", r"\1 gb", key)
+        if ambiguous.get(spelled):
+            key, owners = spelled, ambiguous[spelled]
     if owners is None and key.endswith(" s"):
         plural_of = ambiguous.get(key[:-2])
         if plural_of and gpu_id in plural_of:
