@@ -22,6 +22,7 @@ from advisor.analysis.load_answers import (
     held_or_capacity,
     held_sequences,
     load_at,
+    load_change,
     load_within_target,
     requests_per_s,
     speculation,
@@ -365,6 +366,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
             ev.load = load_at(request, model, catalog.gpu(lead.gpu), lead, workload.concurrency, steps)
             _same_figures(lead, ev.load)
             ev.at_target = _at_default_target(request, lead, steps, ev)
+            load_change(request, model, catalog, steps, ev, lead)  # "from 50 to 100 users": the load before, too
     if changed is not None and request.concurrency_given and workload.concurrency > 1:
         copies = max(1, changed.layout.replicas or 1)  # the sized workload is one replica's share of the users
         users = min(workload.concurrency, changed.sized_workload.concurrency * copies if changed.sized_workload else

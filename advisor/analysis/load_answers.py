@@ -47,6 +47,18 @@ def speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
                           "acceptance": spec.acceptance, "tokens_per_step": spec.tokens_per_step()}
 
 
+def load_change(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                lead: Option) -> None:
+    """"How much slower per user going from 50 to 100 users?": the configuration `ev.load` was simulated on, again
+    at the load the change starts from (`request.load_from`), so the answer gives both: `Analysis.load_change`."""
+    if not request.load_from or ev.load is None:
+        return
+    base = load_at(request, model, catalog.gpu(lead.gpu), lead, request.load_from, steps)
+    if base:
+        ev.load_change = {"option": lead, "from": request.load_from, "to": request.workload.concurrency,
+                          "base": base, "load": ev.load}
+
+
 def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],
                  ev: Analysis) -> None:
     """"With a ¥2M budget, how many concurrent users at most?": the budget spent on identical copies of one of the

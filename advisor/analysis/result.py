@@ -174,6 +174,8 @@ class Analysis(msgspec.Struct):
     framework_runs: list[Option] = msgspec.field(default_factory=list)  # one training run per framework compared
     # "does speculative decoding help?": the load without and with it (advisor.analysis.load_answers.speculation)
     speculation: dict[str, Any] | None = None
+    # "from 50 to 100 users": the same configuration simulated at the load it starts from, beside `load` (load_answers)
+    load_change: dict[str, Any] | None = None
     asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold
     asks_train_speed: bool = False  # a training job's "tokens/s per GPU?" / "what MFU?": the throughput first

@@ -40,6 +40,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         claim=QuotedClaim(text=s.claim.text, value=s.claim.value, unit=s.claim.unit, bytes_if_gib=s.claim.bytes_if_gib)
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg,
+        load_from=s.load_from if workload.task == "inference" and s.load_from != workload.concurrency else None,
         job_requests=s.job_requests if workload.task == "inference" else None,
         concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None
         or (s.batch is not None and workload.task == "inference") or volume_rate(s) is not None,

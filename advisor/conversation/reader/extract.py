@@ -37,6 +37,7 @@ from advisor.conversation.reader.electricity import read_electricity
 from advisor.conversation.reader.factors import read_relative
 from advisor.conversation.reader.lang import asked_lang
 from advisor.conversation.reader.layout import count_of_layout, read_layout
+from advisor.conversation.reader.load_change import read_load_change
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
@@ -151,6 +152,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     _read_rent_rate(t, slots, lang)  # before the budget: "$2.5/GPU-hour", "每小时 18 元" is a price, not a budget
     read_money(t, slots, lang)
     read_context(t, slots)
+    read_load_change(t, slots)  # "from 50 to 100 users": before the concurrency, which it sets
     read_concurrency(t, slots)
     read_deadline_and_years(t, slots)
     read_deadline_words(t, slots)  # "overnight", "周末": after a duration said in numbers

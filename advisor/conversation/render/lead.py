@@ -206,6 +206,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_job = load_lead.batch_lead(users[0] if users else top, ev, book, lang)
         if led_job is not None:
             return led_job
+    if getattr(ev, "load_change", None):  # "from 50 to 100 users: how much slower?": both loads, first
+        led_change = load_lead.load_change_lead(ev, book, lang)
+        if led_change is not None:
+            return led_change
     if ev.speculation:  # "does speculative decoding help?": with and without, first
         led_spec = load_lead.speculation_lead(ev, book, lang)
         if led_spec is not None:

@@ -64,6 +64,34 @@ def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     return Lead(text, None, f"speculative decoding on {on}")
 
 
+def load_change_lead(ev: Any, book: Book, lang: str) -> Lead | None:
+    """"How much slower per user going from 50 to 100 users?": per-user speed, first-token time and total output at
+    both loads on the same configuration (advisor.analysis.load_answers.load_change), the change in per-user speed as
+    a share; None without the two runs."""
+    got = getattr(ev, "load_change", None)
+    if not got:
+        return None
+    o, base, load, a, b = got["option"], got["base"], got["load"], int(got["from"]), int(got["to"])
+    on = f"{o.count}× {o.gpu_name}"
+    per0, per1 = float(base["per_user_tokens_per_s"]), float(load["per_user_tokens_per_s"])
+    p0 = book.num(f"tokens/s per user on {on} at {a} users", per0, "tokens/s", SRC_LOAD, 0 if per0 >= 10 else 1)
+    p1 = book.num(f"tokens/s per user on {on} at {b} users", per1, "tokens/s", SRC_LOAD, 0 if per1 >= 10 else 1)
+    change = (per1 / per0 - 1) * 100 if per0 else 0.0
+    pct = book.num(f"change in per-user speed on {on} from {a} to {b} users", abs(change), "%",
+                   "computed: new ÷ old − 1", 0)
+    f0 = book.latency(f"time to first token on {on} at {a} users", Seconds(float(base["ttft_s"])), SRC_LOAD)
+    f1 = book.latency(f"time to first token on {on} at {b} users", Seconds(float(load["ttft_s"])), SRC_LOAD)
+    t0 = book.num(f"output tokens/s in total on {on} at {a} users", float(base["total_tokens_per_s"]), "tokens/s",
+                  SRC_LOAD, 0)
+    t1 = book.num(f"output tokens/s in total on {on} at {b} users", float(load["total_tokens_per_s"]), "tokens/s",
+                  SRC_LOAD, 0)
+    how = t("screen.load_change.slower" if change < -0.5 else "screen.load_change.faster" if change > 0.5
+            else "screen.load_change.same", lang, pct=pct)
+    text = t("screen.load_change", lang, a=a, b=b, name=opt_name(o, book), lay=opt_layout(o, lang, book),
+             p0=p0, p1=p1, how=how, f0=f0, f1=f1, t0=t0, t1=t1)
+    return Lead(text, None, f"load change on {on} from {a} to {b} users")
+
+
 def budget_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     """"With a ¥2M budget, how many users at most?": the copies of one configuration the budget buys and the users
     they serve within the per-token target (advisor.analysis.load_answers.budget_users); None without them."""

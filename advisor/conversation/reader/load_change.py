@@ -1,0 +1,47 @@
+"""A change of load said in one breath: "going from 50 to 100 users", "at 100 users than at 50", "用户从 50 增加到
+100", "并发从 20 提高到 80". The new load is the concurrency asked about; the one it starts from is kept
+(`Slots.load_from`) so the answer can give both (advisor.analysis.load_answers.load_change)."""
+
+from __future__ import annotations
+
+import re
+
+from advisor.conversation.reader.numbers import read as read_number
+from advisor.conversation.reader.ranges import check
+from advisor.conversation.reader.slots import Slots
+from advisor.conversation.reader.text import Text
+
+_N = r"\d[\d,]*"
+_WHO = r"(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|requests?|sessions?|people|streams?|clients?)"
+_ZH_WHO = r"(?:用户|并发|请求|人数|在线人数|并发数|并发量|路并发)"
+_ZH_UP = r"(?:增加|提高|提升|涨|扩|加|翻倍|上升|增长|降|减少|减|下降)\w{0,2}?到"
+_CHANGES = [
+    # "from 50 to 100 users", "going from 50 users to 100", "scale from 20 to 80 concurrent requests"
+    re.compile(rf"(?<![a-z])from\s+(?P<a>{_N})\s*(?:{_WHO}\s+)?(?:down\s+|up\s+)?to\s+(?P<b>{_N})\s*{_WHO}(?![a-z])"),
+    re.compile(rf"(?<![a-z])from\s+(?P<a>{_N})\s*{_WHO}\s+to\s+(?P<b>{_N})(?![\d,])"),
+    # "double the users from 50 to 100", "concurrency from 16 to 64"
+    re.compile(rf"(?:{_WHO}|concurrency|load)\s+(?:goes\s+|go\s+|grows?\s+|rises?\s+)?from\s+(?P<a>{_N})\s+to\s+"
+               rf"(?P<b>{_N})(?![\d,])"),
+    # "at 100 users than at 50", "at 100 users compared with 50"
+    re.compile(rf"(?<![a-z])at\s+(?P<b>{_N})\s*{_WHO}\s+(?:than|vs\.?|versus|compared\s+(?:to|with))\s+(?:at\s+)?"
+               rf"(?P<a>{_N})(?![\d,])"),
+    # "用户从 50 增加到 100", "并发从 20 个提高到 80 个"
+    re.compile(rf"{_ZH_WHO}\s*(?:数|量)?\s*从\s*(?P<a>{_N})\s*(?:个|位|路|人)?\s*{_ZH_UP}\s*(?P<b>{_N})"),
+    # "从 50 个用户增加到 100 个"
+    re.compile(rf"从\s*(?P<a>{_N})\s*(?:个|位|路|名)?\s*{_ZH_WHO}\s*{_ZH_UP}\s*(?P<b>{_N})"),
+]
+
+
+def read_load_change(t: Text, slots: Slots) -> None:
+    """The first change of load said: its new value as the concurrency, the old one as `load_from` (both within
+    the concurrency's range; a change to the same number is no change)."""
+    for rx in _CHANGES:
+        m = rx.search(t.s)
+        if m is None:
+            continue
+        a, b = read_number(m.group("a").replace(",", "")), read_number(m.group("b").replace(",", ""))
+        if not a or not b or a == b or check("concurrency", a) is not None or check("concurrency", b) is not None:
+            continue
+        slots.concurrency, slots.load_from = int(b), int(a)
+        t.consume(m.start(), m.end())
+        return
