@@ -26,7 +26,10 @@ def training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analysi
     from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S  # start-up: training answers only
 
     count = base.count
-    slow = base.training is not None and base.training.wall.s > DEFAULT_TRAINING_DEADLINE_S
+    # "… on 512 H100": a count said is the run asked about, however long it takes; only a card named without one is
+    # re-counted to finish within the default deadline
+    said = any(n.count and n.gpu == base.gpu for n in request.named)
+    slow = base.training is not None and base.training.wall.s > DEFAULT_TRAINING_DEADLINE_S and not said
     if not base.fits or slow:  # a card that cannot hold the run, or takes years on it ("FP8 training on H100 …, for
         # a 70B?"): the recommender's count of that card, which finishes within its default deadline; else (a card
         # the region's search leaves out) the run's cards scaled to that deadline, in whole 8-GPU servers
@@ -34,11 +37,15 @@ def training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analysi
         fit = next((o for o in rec if o.gpu == base.gpu and o.fits and o.training is not None), None)
         if fit is not None:
             count = fit.count
-        elif base.fits and base.training is not None:
-            need = base.count * base.training.wall.s / DEFAULT_TRAINING_DEADLINE_S
-            count = 8 * 2 ** math.ceil(math.log2(max(1.0, need / 8)))
         else:
-            return
+            if not base.fits:  # the recommender chose other cards: the fewest of this one that hold the run
+                held = evaluate_named(w, request.constraints, [NamedConfig(gpu=base.gpu)], steps)
+                if not held or not held[0].fits or held[0].training is None:
+                    return
+                base = held[0]
+            assert base.training is not None
+            need = base.count * base.training.wall.s / DEFAULT_TRAINING_DEADLINE_S
+            count = max(base.count, 8 * 2 ** math.ceil(math.log2(max(1.0, need / 8))))
     runs = []
     for precision in ("fp8", "bf16"):
         sized = replace(w, weights=None, train_precision=precision)

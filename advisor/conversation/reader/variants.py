@@ -18,6 +18,13 @@ _SEP = r"\s*(?:vs\.?|versus|or|and|against|compared (?:to|with)|over|instead of|
 # a few words, then a comparative ("FP8 training on H100 faster than BF16", "LoRA uses less memory than full")
 _COMPARED_AFTER = re.compile(r"[\s\w,()/-]{0,40}?(?<![a-z])(?:faster|slower|quicker|better|worse|cheaper|(?:more|less|fewer)"
                              r"(?:\s+\w+)?)\s+than\s*(?:the|a|an)?\s*")
+# further apart in one sentence: "With FP8 training, how much faster is pretraining a 70B on 512 H100 than BF16?",
+# "用 FP8 训练 70B 比 BF16 快多少": a comparative before "than", or "比/相比" right before the second setting
+_ANY = r"(?:[^.?!;。？！；]|\.(?=\S))"  # within the sentence: a point inside a name ("llama-3.1") is no full stop
+_COMPARED_FAR = re.compile(rf"{_ANY}{{0,90}}?(?<![a-z])(?:faster|slower|quicker|better|worse|cheaper|more|less|"
+                           rf"fewer)(?![a-z]){_ANY}{{0,60}}?(?<![a-z])than\s*(?:the|a|an)?\s*|"
+                           rf"{_ANY}{{0,40}}?(?<![a-z])(?:instead of|rather than|versus|vs\.?|compared (?:to|with))\s*|"
+                           r"[^.?!;。？！；，,]{0,24}?(?:比|相比|对比)\s*")
 _METHODS = {
     "full": r"full(?:[\s-]*parameter)?[\s-]*(?:fine[\s-]*tun(?:e|ing)|ft)|全参(?:数)?(?:微调)?|全量微调",
     "qlora": r"q[\s-]?lora",
@@ -79,6 +86,6 @@ def _two_named(s: str, table: dict[str, str]) -> list[str]:
     hits.sort()
     for (_, end_a, a), (start_b, _, b) in itertools.pairwise(hits):
         if a != b and (re.fullmatch(rf"[\s,()]*(?:{_SEP})[\s,()]*(?:the|a|an)?\s*", s[end_a:start_b])
-                       or _COMPARED_AFTER.fullmatch(s[end_a:start_b])):
+                       or _COMPARED_AFTER.fullmatch(s[end_a:start_b]) or _COMPARED_FAR.fullmatch(s[end_a:start_b])):
             return [a, b]
     return []
