@@ -18,6 +18,7 @@ from advisor.analysis.limits import capacity, config_limits, speed_at
 from advisor.analysis.load_answers import (
     batch_job,
     budget_users,
+    chunked_prefill,
     fuller_for_tokens,
     held_or_capacity,
     held_sequences,
@@ -374,6 +375,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         ev.changed_load = load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
     if request.asks_speculation and workload.task == "inference":
         speculation(request, model, catalog, steps, ev, one)
+    if request.asks_chunked and workload.task == "inference":
+        chunked_prefill(request, model, catalog, steps, ev, one)
     if workload.task == "inference" and request.asks_users and request.concurrency_given and ev.load is None:
         _users_held(request, model, catalog, steps, ev, one)
     if workload.task != "inference" or request.concurrency_given:

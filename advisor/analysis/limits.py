@@ -69,7 +69,7 @@ def _tails(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, concurrency:
 def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,
                  tpot_target_s: float | None = None, ttft_target_s: float | None = None,
                  tails: bool = False, speculation: Speculation | None = None,
-                 ttft_percentile: int = 50) -> dict[str, Any] | None:
+                 ttft_percentile: int = 50, chunked_prefill: bool | None = None) -> dict[str, Any] | None:
     """"Serve X to N users": a serving option at `concurrency` concurrent requests under the continuous-batching
     simulation (advisor.estimator.serving) — median and p95 TTFT, per-user tokens/s, total output tokens/s — and
     the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default: the recommender's
@@ -89,6 +89,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
         rep = timed(steps, "simulate_serving", {"gpu": gpu.id, "count": option.count, "concurrency": concurrency},
                     lambda: simulate_serving(model, gpu, count, w, load_calibration(), concurrency=concurrency,
                                              speculation=speculation, max_num_seqs=slots,
+                                             chunked_prefill=chunked_prefill,  # None: the engine's default
                                              target_tpot_s=tpot, target_ttft_s=ttft_target_s,
                                              ttft_percentile=ttft_percentile,
                                              # a target at a tail percentile on a chat turn's default lengths:
@@ -124,7 +125,9 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
             # the 99th percentiles of the run at this load, no lower than the p95 printed beside them (`tails`)
             **(_tails(model, gpu, count, w, concurrency, r) if tails else {}),
             "max_concurrency_for_target": limit, "limit_bound": bound, "target": rep.target,
-            "engine": rep.engine, "formulas": rep.formulas()}
+            "engine": rep.engine, "formulas": rep.formulas(),
+            # the step's token budget (max_num_batched_tokens) and the prompt simulated: whether chunking splits it
+            "step_tokens": rep.scheduler.max_num_batched_tokens, "prompt_tokens": w.prompt_tokens}
 
 
 MAX_BATCH_SEARCH = 4096  # micro-batches searched up to this

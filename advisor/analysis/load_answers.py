@@ -47,6 +47,21 @@ def speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
                           "acceptance": spec.acceptance, "tokens_per_step": spec.tokens_per_step()}
 
 
+def chunked_prefill(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                    one: Option | None) -> None:
+    """"How much does chunked prefill help TTFT?": the configuration named (else the lead) at the load asked (one
+    user when none was), simulated with chunked prefill (a step's token budget shared by decodes and prompt chunks)
+    and without (a prompt runs whole in a step of its own while the decodes wait): `Analysis.chunked`."""
+    asked = one or top_option(ev)
+    if asked is None or not asked.fits:
+        return
+    gpu, users = catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
+    on = serving_load(model, gpu, asked, users, steps, chunked_prefill=True)
+    off = serving_load(model, gpu, asked, users, steps, chunked_prefill=False)
+    if on and off:
+        ev.chunked = {"option": asked, "users": users, "on": on, "off": off}
+
+
 def load_change(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
                 lead: Option) -> None:
     """"How much slower per user going from 50 to 100 users?": the configuration `ev.load` was simulated on, again

@@ -174,6 +174,7 @@ class Analysis(msgspec.Struct):
     framework_runs: list[Option] = msgspec.field(default_factory=list)  # one training run per framework compared
     # "does speculative decoding help?": the load without and with it (advisor.analysis.load_answers.speculation)
     speculation: dict[str, Any] | None = None
+    chunked: dict[str, Any] | None = None  # "does chunked prefill help?": the load with it and without (load_answers)
     # "from 50 to 100 users": the same configuration simulated at the load it starts from, beside `load` (load_answers)
     load_change: dict[str, Any] | None = None
     asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch

@@ -26,9 +26,9 @@ def training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analysi
     from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S  # start-up: training answers only
 
     count = base.count
-    # "… on 512 H100": a count said is the run asked about, however long it takes; only a card named without one is
-    # re-counted to finish within the default deadline
-    said = any(n.count and n.gpu == base.gpu for n in request.named)
+    # "… on 512 H100": a count said is the run asked about, however long it takes; a card named bare (read as one)
+    # is re-counted to finish within the default deadline
+    said = any((n.count or 0) > 1 and n.gpu == base.gpu for n in request.named)
     slow = base.training is not None and base.training.wall.s > DEFAULT_TRAINING_DEADLINE_S and not said
     if not base.fits or slow:  # a card that cannot hold the run, or takes years on it ("FP8 training on H100 …, for
         # a 70B?"): the recommender's count of that card, which finishes within its default deadline; else (a card

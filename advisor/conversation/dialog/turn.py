@@ -290,6 +290,8 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 # "does speculative decoding help?", "with EAGLE / MTP / a draft model", "投机解码能快多少": the load with and without it
 _SPECULATION = re.compile(r"speculative|spec(?:ulative)?[\s-]*decod\w*|draft[\s-]*model|(?<![a-z])(?:eagle-?\d?|medusa|mtp)(?![a-z])|"
                           r"multi[\s-]*token[\s-]*predict\w*|投机|推测解码|草稿模型")
+# "does chunked prefill help TTFT?", "分块预填充有用吗": the load with and without it
+_CHUNKED = re.compile(r"chunked[\s-]*prefill|prefill[\s-]*chunk\w*|分块预填充|分块\s*prefill|chunked\s*预填充")
 # "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)
 # "how much memory … and is X enough?": the total is asked beside the verdict
 _HOW_MUCH_MEMORY = re.compile(r"(?:要|需要|得|占)?多少(?:显存|内存|gb|g)|显存(?:要|需要)多少|how\s+much\s+(?:vram|memory|gpu\s+memory)|"
@@ -453,6 +455,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                # ("complete answers in under 15 s end to end" states a target: slots.e2e_ms)
                                asks_e2e=not workload.is_training and asks("e2e", text) and slots.e2e_ms is None,
                                asks_speculation=not workload.is_training and bool(_SPECULATION.search(text.lower())),
+                               asks_chunked=not workload.is_training and bool(_CHUNKED.search(text.lower())),
                                frameworks=training_frameworks_compared(text) if workload.is_training else (),
                                asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
                                and slots.ttft_ms is None,

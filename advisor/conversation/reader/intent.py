@@ -119,8 +119,11 @@ _MAX_CONTEXT = re.compile(r"最长(?:的)?上下文|最大(?:的)?上下文|上�
                           # "what sequence length can I fit for QLoRA …", "the longest sequence I can train"
                           r"what (?:max(?:imum)? )?(?:sequence length|seq(?:uence)? len|max(?:imum)? length) (?:can|could|will|would|fits?)|"
                           r"(?<![a-z])(?:longest|max(?:imum)?) (?:training )?sequences?(?![a-z])")
+# "how much does chunked prefill help TTFT?", "how much would FP8 speed it up?": an effect asked, not a price
+_HELPS = (r"[^?.!]{0,50}?(?<![a-z])(?:help|helps|improve|improves|speed|speeds|reduce|reduces|cut|cuts|lower|lowers|"
+          r"change|changes|matter|matters|affect|affects|gain|gains|slow|slows|boost|boosts|hurt|hurts)(?![a-z])")
 _HOW_MUCH = words(zh=r"多少钱|价格|价钱|报价|报个价|报一下价|什么价|行情|租金|月租|时租|多贵|花多少|成本|费用|预算够|电费|折旧|总拥有成本|tco|要花|开销|投入多少",
-                 en=r"how much (?:does|do|would|will|is|are|money|to|for|per)(?![a-z])|price|cost|costs|quote|tco|"
+                 en=r"how much (?:does|do|would|will|is|are|money|to|for|per)(?![a-z])(?!" + _HELPS + r")|price|cost|costs|quote|tco|"
                     r"set (?:me|us) back|going for|selling for|electricity|power bill|ballpark|pricing|"
                     r"(?:hourly|daily|monthly|rental) rates?|rates? (?:for|per)|how much\s*[?？.!]*\s*$")
 _YES_NO = re.compile(r"^\s*(?:can|could|will|would|does|do|is|are|should)(?![a-z]).*[?？]\s*$", re.S)
@@ -437,7 +440,10 @@ _RPS_QUESTION = words(zh=r"每(?:秒|分钟|小时|天)(?:钟)?(?:能|可以|最
                       en=r"(?:how many|what|max(?:imum)?|how much) (?:[a-z]+ )?(?:requests?|req|reqs|queries|calls|prompts|chats|"
                          r"conversations) ?(?:per|a|an|each|/) ?(?:second|sec|s|minute|min|hour|hr|day)\b|"
                          r"(?:what|how much|max(?:imum)?) (?:qps|rps|rpm)|(?:qps|rps|rpm) (?:can|could|does|will|would|is)|"
-                         r"requests? per (?:second|minute|hour|day) (?:can|could|does|will|would|is|it)")
+                         r"requests? per (?:second|minute|hour|day) (?:can|could|does|will|would|is|it)|"
+                         # "what request rate can 2× H100 sustain?", "max request rate it handles"
+                         r"(?:what|which|max(?:imum)?|highest|peak|sustainable) (?:request|query|arrival) rate|"
+                         r"(?:request|query|arrival) rate (?:can|could|does|will|would)")
 # "how long does a 2000-token answer take?", "end-to-end latency of a reply", "生成一个 1000 token 的回答要多久": the
 # time of one whole answer (first token, then every token after it)
 _E2E_QUESTION = words(zh=r"端到端|(?:一个|一条|一次|完整的?)(?:完整)?(?:的)?\s*(?:\d+\s*k?\s*(?:个\s*)?(?:tokens?|token|字)\s*的?\s*)?"

@@ -64,6 +64,41 @@ def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     return Lead(text, None, f"speculative decoding on {on}")
 
 
+def chunked_lead(ev: Any, book: Book, lang: str) -> Lead | None:
+    """"Does chunked prefill help TTFT?": the first-token time (median and p95) and per-user speed at the load asked
+    with chunked prefill and without (advisor.analysis.load_answers.chunked_prefill); None without the two runs."""
+    got = getattr(ev, "chunked", None)
+    if not got:
+        return None
+    o, on_, off, users = got["option"], got["on"], got["off"], int(got["users"])
+    where = f"{o.count}× {o.gpu_name} at {users} users"
+    src = SRC_LOAD + " (chunked prefill off)"
+    f1 = book.latency(f"time to first token with chunked prefill on {where}", Seconds(float(on_["ttft_s"])), SRC_LOAD)
+    f0 = book.latency(f"time to first token without chunked prefill on {where}", Seconds(float(off["ttft_s"])), src)
+    q1 = book.latency(f"p95 time to first token with chunked prefill on {where}", Seconds(float(on_["ttft_p95_s"])),
+                      SRC_LOAD)
+    q0 = book.latency(f"p95 time to first token without chunked prefill on {where}", Seconds(float(off["ttft_p95_s"])),
+                      src)
+    per1, per0 = float(on_["per_user_tokens_per_s"]), float(off["per_user_tokens_per_s"])
+    p1 = book.num(f"tokens/s per user with chunked prefill on {where}", per1, "tokens/s", SRC_LOAD, 0 if per1 >= 10 else 1)
+    p0 = book.num(f"tokens/s per user without chunked prefill on {where}", per0, "tokens/s", src, 0 if per0 >= 10 else 1)
+    same = abs(per1 - per0) <= 0.02 * max(per0, 1e-9) and abs(float(on_["ttft_s"]) - float(off["ttft_s"])) <= \
+        0.02 * max(float(off["ttft_s"]), 1e-9)
+    prompt, budget = int(on_.get("prompt_tokens") or 0), int(on_.get("step_tokens") or 0)
+    if same and 0 < prompt <= budget:  # nothing to split: the whole prompt fits one step's budget
+        note = t("screen.chunked.fits_budget", lang,
+                 prompt=book.count(f"prompt tokens simulated on {where}", prompt, "tokens", SRC_LOAD),
+                 budget=book.count(f"step token budget on {where}", budget, "tokens", SRC_LOAD))
+    elif same:
+        note = t("screen.chunked.one_user" if users == 1 else "screen.chunked.same", lang)
+    else:
+        note = t("screen.chunked.users", lang)
+    load = t("screen.chunked.load_one" if users == 1 else "screen.chunked.load", lang, users=users)
+    text = t("screen.chunked", lang, f1=f1, f0=f0, q1=q1, q0=q0, p1=p1, p0=p0, load=load, name=opt_name(o, book),
+             lay=opt_layout(o, lang, book)) + note
+    return Lead(text, None, f"chunked prefill on {where}")
+
+
 def load_change_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     """"How much slower per user going from 50 to 100 users?": per-user speed, first-token time and total output at
     both loads on the same configuration (advisor.analysis.load_answers.load_change), the change in per-user speed as
