@@ -457,7 +457,8 @@ _E2E_QUESTION = words(zh=r"端到端|(?:一个|一条|一次|完整的?)(?:完�
 _GLOBAL_BATCH = words(zh=r"全局\s*(?:batch|批)|global\s*batch|并行策略|并行方式|怎么切分|如何切分",
                       en=r"global[\s-]*batch|(?<![a-z])gbs(?![a-z])|(?:what|which) (?:parallelism|parallel layout|layout|"
                          r"sharding)|parallelism (?:would|should|do) (?:you|i|we)|how (?:would|should) (?:you|i|we) "
-                         r"(?:shard|split|parallel)")
+                         r"(?:shard|split|parallel)|(?<![a-z])(?:tp|pp|dp|ep)\s*/\s*(?:tp|pp|dp|ep|cp)(?![a-z])|"
+                         r"parallel(?:ism)? (?:strategy|config(?:uration)?|plan|degrees?)")
 # the period a request-rate question counts in ("requests per minute", "每小时多少请求"): seconds per period
 _RATE_PERIOD = ((re.compile(r"(?:per|a|an|each|/) ?(?:minute|min)\b|(?<![a-z])rpm(?![a-z])|每分钟"), 60),
                 (re.compile(r"(?:per|an|a|each|/) ?(?:hour|hr)\b|每小时"), 3600),

@@ -171,6 +171,8 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
     elif lay.tp > 1:
         group = f"TP {book.count('tensor parallel degree', lay.tp, 'GPUs', SRC_RECOMMEND)}"
         parts.append(message("layout.dp_attention", lang, group=group) if lay.attention_dp else group)
+    if lay.planned is not None and lay.planned.cp > 1:  # the planner's context parallelism (long sequences)
+        parts.append(f"CP {book.count('context parallel degree', lay.planned.cp, 'GPUs', SRC_RECOMMEND)}")
     if lay.pp > 1:
         parts.append(f"PP {book.count('pipeline parallel degree', lay.pp, 'GPUs', SRC_RECOMMEND)}")
     if lay.replicas is not None and lay.replicas > 1:  # serving: independent engine copies, each one group above
@@ -178,6 +180,8 @@ def opt_layout(o: Option, lang: str, book: Book) -> str:
         parts = [message("layout.replicas", lang, n=n, group=" × ".join(parts) or message("layout.one_gpu", lang))]
     elif lay.dp > 1:
         parts.append(f"DP {book.count('data parallel degree', lay.dp, 'GPUs', SRC_RECOMMEND)}")
+    if lay.planned is not None and lay.planned.ep > 1:  # an MoE run's experts split over EP ranks
+        parts.append(f"EP {book.count('expert parallel degree', lay.planned.ep, 'GPUs', SRC_RECOMMEND)}")
     if lay.zero and lay.engine != "fsdp":  # FSDP shards fully by itself: no ZeRO stage to name
         parts.append(f"ZeRO-{book.count('ZeRO stage', lay.zero, '', SRC_RECOMMEND)}")
     if (lo := lay.layer_offload) is not None:  # llama.cpp layer offload: -ngl layers on the card, the rest in RAM
