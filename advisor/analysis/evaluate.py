@@ -27,6 +27,7 @@ from advisor.analysis.load_answers import (
     load_within_target,
     requests_per_s,
     speculation,
+    ttft_ladder,
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.named import evaluate_named
@@ -377,6 +378,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         speculation(request, model, catalog, steps, ev, one)
     if request.asks_chunked and workload.task == "inference":
         chunked_prefill(request, model, catalog, steps, ev, one)
+    if request.asks_ttft_ladder and workload.task == "inference":
+        ttft_ladder(request, model, catalog, steps, ev, one)
     if workload.task == "inference" and request.asks_users and request.concurrency_given and ev.load is None:
         _users_held(request, model, catalog, steps, ev, one)
     if workload.task != "inference" or request.concurrency_given:

@@ -127,7 +127,8 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
             "max_concurrency_for_target": limit, "limit_bound": bound, "target": rep.target,
             "engine": rep.engine, "formulas": rep.formulas(),
             # the step's token budget (max_num_batched_tokens) and the prompt simulated: whether chunking splits it
-            "step_tokens": rep.scheduler.max_num_batched_tokens, "prompt_tokens": w.prompt_tokens}
+            "step_tokens": rep.scheduler.max_num_batched_tokens, "prompt_tokens": w.prompt_tokens,
+            "held": held}  # whole requests the KV cache holds at once (None: not computed); more wait in the queue
 
 
 MAX_BATCH_SEARCH = 4096  # micro-batches searched up to this

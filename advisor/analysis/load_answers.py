@@ -16,6 +16,7 @@ from advisor.analysis.steps import Step, timed
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.memory import default_inference_format
 from advisor.recommend.recommender import evaluate_configs
+from advisor.workload import speed_workload
 from knowledge.quantities import Seconds
 from knowledge.structs import replace
 
@@ -60,6 +61,36 @@ def chunked_prefill(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
     off = serving_load(model, gpu, asked, users, steps, chunked_prefill=False)
     if on and off:
         ev.chunked = {"option": asked, "users": users, "on": on, "off": off}
+
+
+PROMPT_LADDER = (1024, 4096, 16384, 32768)  # prompt lengths a "TTFT against prompt length" answer simulates
+
+
+def ttft_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                one: Option | None) -> None:
+    """"How does TTFT change with prompt length?": the configuration named (else the lead) at the load asked (one
+    user when none was), simulated at each prompt of `PROMPT_LADDER` that the model's context holds with the answer's
+    output length: `Analysis.ttft_ladder`, the rows in prompt order."""
+    asked = one or top_option(ev)
+    sized = asked.sized_workload if asked is not None else None
+    est = asked.memory_estimate if asked is not None else None
+    if asked is None or not asked.fits or sized is None or est is None:
+        return
+    gpu, users = catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
+    out = speed_workload(sized).output_tokens or 0
+    rows = []
+    for prompt in PROMPT_LADDER:
+        if prompt + out > model.max_context:
+            break
+        at = replace(sized, prompt_tokens=prompt, output_tokens=out or None, context=max(sized.context, prompt + out))
+        twin = replace(asked)  # the same option, its sized workload at this prompt (the simulation reads it)
+        twin.set_memory(est, at)
+        load = serving_load(model, gpu, twin, users, steps)
+        if load is None:
+            break
+        rows.append((prompt, load))
+    if len(rows) >= 2:
+        ev.ttft_ladder = {"option": asked, "users": users, "rows": rows}
 
 
 def load_change(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,

@@ -80,6 +80,7 @@ class AnalysisRequest(Frozen):
     asks_ttft: bool = False  # "what's the TTFT …?": the first-token time said first
     asks_speculation: bool = False  # "does speculative decoding help?": the load with and without it
     asks_chunked: bool = False  # "does chunked prefill help TTFT?": the load with and without it
+    asks_ttft_ladder: bool = False  # "how does TTFT change with prompt length?": the load at a ladder of prompts
     load_from: int | None = None  # "from 50 to 100 users": the load the change starts from (the workload's is the new)
     frameworks: tuple[str, ...] = ()  # "Megatron vs FSDP vs DeepSpeed?": the training run planned with each
     asks_plan: bool = False  # "what global batch and parallelism?": the planned run's layout and batch

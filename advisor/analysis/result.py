@@ -175,6 +175,7 @@ class Analysis(msgspec.Struct):
     # "does speculative decoding help?": the load without and with it (advisor.analysis.load_answers.speculation)
     speculation: dict[str, Any] | None = None
     chunked: dict[str, Any] | None = None  # "does chunked prefill help?": the load with it and without (load_answers)
+    ttft_ladder: dict[str, Any] | None = None  # "how does TTFT grow with the prompt?": the load at each prompt length
     # "from 50 to 100 users": the same configuration simulated at the load it starts from, beside `load` (load_answers)
     load_change: dict[str, Any] | None = None
     asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch

@@ -290,6 +290,14 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 # "does speculative decoding help?", "with EAGLE / MTP / a draft model", "投机解码能快多少": the load with and without it
 _SPECULATION = re.compile(r"speculative|spec(?:ulative)?[\s-]*decod\w*|draft[\s-]*model|(?<![a-z])(?:eagle-?\d?|medusa|mtp)(?![a-z])|"
                           r"multi[\s-]*token[\s-]*predict\w*|投机|推测解码|草稿模型")
+# "how does TTFT change with prompt length?", "首字延迟随输入长度怎么变": the load at a ladder of prompt lengths
+_TTFT_LADDER = re.compile(
+    r"(?:ttft|first[\s-]token|latency)[^?.!。？]{0,40}?(?:change|grow|scale|vary|varies|depend|increase|go(?:es)? up)"
+    r"[^?.!。？]{0,30}?(?:prompt|input|context)|(?:prompt|input)[\s-]*(?:length|size)s?[^?.!。？]{0,40}?"
+    r"(?:ttft|first[\s-]token)|(?:longer|bigger) (?:prompts?|inputs?)[^?.!。？]{0,30}?(?:ttft|first[\s-]token)|"
+    r"(?:ttft|first[\s-]token)[^?.!。？]{0,30}?(?:longer|bigger|larger) (?:prompts?|inputs?)|"
+    r"(?:首字|首\s*token|首个\s*token)(?:延迟)?[^?。？]{0,12}?(?:随|跟着|和)[^?。？]{0,8}?(?:输入|提示词|上下文)|"
+    r"(?:输入|提示词)(?:越长|长度)[^?。？]{0,16}?(?:首字|首\s*token|首个\s*token)")
 # "does chunked prefill help TTFT?", "分块预填充有用吗": the load with and without it
 _CHUNKED = re.compile(r"chunked[\s-]*prefill|prefill[\s-]*chunk\w*|分块预填充|分块\s*prefill|chunked\s*预填充")
 # "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)
@@ -456,6 +464,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_e2e=not workload.is_training and asks("e2e", text) and slots.e2e_ms is None,
                                asks_speculation=not workload.is_training and bool(_SPECULATION.search(text.lower())),
                                asks_chunked=not workload.is_training and bool(_CHUNKED.search(text.lower())),
+                               asks_ttft_ladder=not workload.is_training and bool(_TTFT_LADDER.search(text.lower())),
                                frameworks=training_frameworks_compared(text) if workload.is_training else (),
                                asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
                                and slots.ttft_ms is None,

@@ -210,6 +210,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_change = load_lead.load_change_lead(ev, book, lang)
         if led_change is not None:
             return led_change
+    if getattr(ev, "ttft_ladder", None):  # "how does TTFT change with prompt length?": the ladder, first
+        led_ladder = load_lead.ttft_ladder_lead(ev, book, lang)
+        if led_ladder is not None:
+            return led_ladder
     if getattr(ev, "chunked", None):  # "does chunked prefill help TTFT?": with and without, first
         led_chunk = load_lead.chunked_lead(ev, book, lang)
         if led_chunk is not None:

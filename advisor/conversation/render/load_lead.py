@@ -99,6 +99,34 @@ def chunked_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     return Lead(text, None, f"chunked prefill on {where}")
 
 
+def ttft_ladder_lead(ev: Any, book: Book, lang: str) -> Lead | None:
+    """"How does TTFT change with prompt length?": the median (and p95) first-token time at each prompt length of
+    the ladder on one configuration at the load asked (advisor.analysis.load_answers.ttft_ladder)."""
+    got = getattr(ev, "ttft_ladder", None)
+    if not got:
+        return None
+    o, users = got["option"], int(got["users"])
+    where = f"{o.count}× {o.gpu_name} at {users} users"
+    cells = []
+    for prompt, load in got["rows"]:
+        p = book.tokens(f"prompt length of the TTFT ladder on {where}", prompt, SRC_LOAD, lang)
+        f = book.latency(f"median time to first token for {prompt}-token prompts on {where}",
+                         Seconds(float(load["ttft_s"])), SRC_LOAD)
+        q = book.latency(f"p95 time to first token for {prompt}-token prompts on {where}",
+                         Seconds(float(load["ttft_p95_s"])), SRC_LOAD)
+        held = int(load.get("held") or 0)
+        if 0 < held < users:  # the rest wait in the queue for KV space
+            n = book.count(f"requests the KV cache holds at once for {prompt}-token prompts on {where}", held,
+                           "requests", SRC_LOAD)
+            cells.append(t("screen.ttft_ladder.cell_queued", lang, prompt=p, ttft=f, p95=q, held=n))
+        else:
+            cells.append(t("screen.ttft_ladder.cell", lang, prompt=p, ttft=f, p95=q))
+    load_words = t("screen.chunked.load_one" if users == 1 else "screen.chunked.load", lang, users=users)
+    text = t("screen.ttft_ladder", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), load=load_words,
+             cells=t("list.sep", lang).join(cells))
+    return Lead(text, None, f"TTFT against prompt length on {where}")
+
+
 def load_change_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     """"How much slower per user going from 50 to 100 users?": per-user speed, first-token time and total output at
     both loads on the same configuration (advisor.analysis.load_answers.load_change), the change in per-user speed as
