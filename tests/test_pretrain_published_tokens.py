@@ -51,3 +51,12 @@ def test_the_published_count_needs_a_citation() -> None:
     raw["cite"].pop("pretrain_tokens")
     with pytest.raises(ValueError, match="pretrain_tokens"):
         msgspec.convert(raw, ModelSpec).check_invariants()
+
+
+def test_the_published_tokens_are_not_asked_back() -> None:
+    """The run's tokens are the published ones, said in the assumed line: the next question is another slot; a size's
+    stand-in still asks for the person's own token count."""
+    named = answer("What TP/PP/EP would you use for DeepSeek-V3 pretraining on 1024 H800?")
+    assert "How many training tokens" not in named, named[-400:]
+    stood_in = answer("How long to pretrain a 70B model on 2048 H100?")
+    assert "How many training tokens" in stood_in, stood_in[-400:]

@@ -352,11 +352,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         notes.append(Assumption(*pair("assumption.samples"), {"samples": (s.samples, "", "user input"),
                                                               "ctx": (context, "tokens", "sequence length"),
                                                               "epochs": (s.epochs or 1, "", "user input")}))
-    elif task == "pretrain" and s.model_assumed not in ("size", "closest"):
-        # "how long to pre-train DeepSeek-V3?": the tokens its makers published (a size's stand-in keeps Chinchilla's)
-        spec = default_catalog().find_model(s.model or "")
-        if spec is not None and spec.pretrain_tokens:
-            kwargs["train_tokens"] = spec.pretrain_tokens
+    elif (published := published_pretrain_tokens(s, task)) is not None:
+        kwargs["train_tokens"] = published  # "how long to pre-train DeepSeek-V3?": the tokens its makers published
     if s.engine:
         kwargs["engine"] = s.engine
     elif (s.offload or at_home) and task == "inference":  # a native GGUF (gpt-oss MXFP4) keeps its own file
@@ -556,7 +553,8 @@ def next_question(state: DialogState, answered: tuple[str, ...] = ()) -> str | N
         "region": s.region is not None,
         "budget": s.budget is not None or s.existing is not None,
         "output_tokens": s.output_tokens is not None,
-        "train_tokens": s.train_tokens is not None,
+        # "pre-train DeepSeek-V3": the tokens its makers published are the run's (build_workload), not a question
+        "train_tokens": s.train_tokens is not None or published_pretrain_tokens(s, task) is not None,
         "deadline": s.deadline_s is not None or s.train_tokens is None,
     }
     if _task_of(s) is None and "task" not in state.asked and "task" not in state.defaulted:
@@ -570,6 +568,15 @@ def next_question(state: DialogState, answered: tuple[str, ...] = ()) -> str | N
             continue
         return slot
     return None
+
+
+def published_pretrain_tokens(s: Slots, task: str) -> float | None:
+    """The tokens the named model's makers published for its pre-training (ModelSpec.pretrain_tokens), when the task
+    is pre-training and the model was named, not a size's stand-in (which keeps Chinchilla's default)."""
+    if task != "pretrain" or s.model_assumed in ("size", "closest"):
+        return None
+    spec = default_catalog().find_model(s.model or "")
+    return spec.pretrain_tokens if spec is not None and spec.pretrain_tokens else None
 
 
 def default_model(coding: bool) -> str:
