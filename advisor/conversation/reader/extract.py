@@ -137,6 +137,9 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_layout(t, slots)  # "TP8 PP4", "张量并行 8": degrees, before any reader of bare numbers
     if slots.device is None:
         read_capacity(t, slots)
+    # "from 50 to 100 users", "traffic triples from 30": a change of load with both ends, before the factors of a
+    # follow-up ("double the users") and the concurrency, which it sets
+    read_load_change(t, slots)
     read_relative(t, slots)  # before the amounts: "2x the GPUs", "tokens x3" are factors, not counts or amounts
     read_batch_job(t, slots, training)  # before the dataset: "50 万条数据" to run through a model is no training set
     read_dataset(t, slots, training)
@@ -152,7 +155,6 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     _read_rent_rate(t, slots, lang)  # before the budget: "$2.5/GPU-hour", "每小时 18 元" is a price, not a budget
     read_money(t, slots, lang)
     read_context(t, slots)
-    read_load_change(t, slots)  # "from 50 to 100 users": before the concurrency, which it sets
     read_concurrency(t, slots)
     read_deadline_and_years(t, slots)
     read_deadline_words(t, slots)  # "overnight", "周末": after a duration said in numbers

@@ -32,9 +32,34 @@ _CHANGES = [
 ]
 
 
+# "if traffic triples from 30 users", "double the users from 50", "用户从 50 翻倍": a factor of the load said
+_FACTOR_WORDS = {"doubles": 2, "double": 2, "doubled": 2, "doubling": 2, "triples": 3, "triple": 3, "tripled": 3,
+                 "tripling": 3, "quadruples": 4, "quadruple": 4, "quadrupled": 4, "翻倍": 2, "翻一番": 2, "翻两番": 4}
+_FACTOR = r"(?P<f>doubl(?:es|e|ed|ing)|tripl(?:es|e|ed|ing)|quadrupl(?:es|e|ed)|(?P<n>\d+(?:\.\d+)?)\s*[x×])"
+_FACTORS = [
+    re.compile(rf"(?:{_WHO}|traffic|load|concurrency|demand)\s+(?:grows?\s+|goes\s+up\s+|increases?\s+)?{_FACTOR}\s+"
+               rf"from\s+(?P<a>{_N})(?![\d,])"),
+    re.compile(rf"{_FACTOR}\s+(?:the\s+)?(?:{_WHO}|traffic|load|concurrency)\s+from\s+(?P<a>{_N})(?![\d,])"),
+    re.compile(rf"{_ZH_WHO}\s*(?:数|量)?\s*从\s*(?P<a>{_N})\s*(?:个|位|路|人)?\s*(?P<f>翻倍|翻一番|翻两番)"),
+]
+
+
 def read_load_change(t: Text, slots: Slots) -> None:
     """The first change of load said: its new value as the concurrency, the old one as `load_from` (both within
-    the concurrency's range; a change to the same number is no change)."""
+    the concurrency's range; a change to the same number is no change). A factor said ("triples from 30") gives the
+    new value as the old times the factor."""
+    for rx in _FACTORS:
+        m = rx.search(t.s)
+        if m is None:
+            continue
+        a = read_number(m.group("a").replace(",", ""))
+        n = m.groupdict().get("n")
+        f = float(n) if n else _FACTOR_WORDS.get(m.group("f"), 0)
+        if not a or f <= 1 or check("concurrency", a) is not None or check("concurrency", round(a * f)) is not None:
+            continue
+        slots.concurrency, slots.load_from = round(a * f), int(a)
+        t.consume(m.start(), m.end())
+        return
     for rx in _CHANGES:
         m = rx.search(t.s)
         if m is None:
