@@ -57,24 +57,25 @@ def engine_run(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, e
             est = estimate_memory(model, w, gpu)
             if not sized(est, gpu):
                 continue
-            per_user, total = _speed(model, gpu, count, w)
+            per_user, total, ttft = _speed(model, gpu, count, w)
         except (AdvisorError, ValueError):
             continue
         return EngineRun(engine, gpu.id, gpu.name, count, fmt, est.per_gpu.total, est.usable_bytes(gpu),
-                         per_user, total)
+                         per_user, total, ttft)
     return EngineRun(engine, gpu.id, gpu.name, count, "")
 
 
-def _speed(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload) -> tuple[float, float]:
-    """Decode tokens/s per user and in total: one user from the roofline (estimate_throughput), several from the
+def _speed(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload) -> tuple[float, float, float]:
+    """Decode tokens/s per user and in total, and the median first-token seconds: one user from the roofline
+    (estimate_throughput), several from the
     continuous-batching simulation at that concurrency, the computation the answer's load sentence uses
     (advisor.analysis.limits.serving_load), so the two never disagree for the same engine and format."""
     chat = speed_workload(w)
     if (w.concurrency or 1) > 1:
         rep = simulate_serving(model, gpu, count, chat, load_calibration(), concurrency=w.concurrency)
-        return rep.result.per_user_tokens_per_s, rep.output_tokens_per_s
+        return rep.result.per_user_tokens_per_s, rep.output_tokens_per_s, rep.result.ttft_p50_s
     tput = estimate_throughput(model, gpu, count, chat, load_calibration(), with_capacity=False)
-    return tput.decode_tokens_per_s, tput.decode_tokens_per_s_total
+    return tput.decode_tokens_per_s, tput.decode_tokens_per_s_total, tput.ttft.s
 
 
 def engine_runs(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],

@@ -95,6 +95,7 @@ class EngineRun(msgspec.Struct):
     usable: Bytes = ZERO  # what the engine lets the job use of one card
     tokens_per_s: float = 0.0  # decode tokens/s per sequence at the asked concurrency
     tokens_per_s_total: float = 0.0  # all sequences together
+    ttft_s: float = 0.0  # median time to first token at that load (0: not computed)
 
 
 class PinnedNote(msgspec.Struct):

@@ -534,6 +534,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.engine.lead": "**{verdict}** on {where}{load}: {runs}; each with the most precise of its usual formats that fits.",
     "acts.engine.lead.none": "**{verdict}** on {where}{load}: {runs}.",
     "acts.engine.run": "{engine} decodes about {speed} per user ({fmt} weights, {mem} per GPU)",
+    "acts.engine.run_ttft": "{engine} gives the first token after {ttft} and decodes about {speed} per user ({fmt} weights, {mem} per GPU)",
     "acts.engine.none": "{engine}: none of its usual formats fits",
     "acts.engine.verdict.faster": "{engine} is faster",
     "acts.engine.verdict.same": "About the same speed",

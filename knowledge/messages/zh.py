@@ -532,6 +532,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.engine.lead": "**{verdict}**（{where}{load}）：{runs}；各用其常用格式中放得下的最高精度。",
     "acts.engine.lead.none": "**{verdict}**（{where}{load}）：{runs}。",
     "acts.engine.run": "{engine} 每用户约 {speed}（{fmt} 权重，每卡 {mem}）",
+    "acts.engine.run_ttft": "{engine} 首 token 延迟 {ttft}、每用户约 {speed}（{fmt} 权重，每卡 {mem}）",
     "acts.engine.none": "{engine} 的常用格式都放不下",
     "acts.engine.verdict.faster": "{engine} 更快",
     "acts.engine.verdict.same": "速度差不多",

@@ -19,7 +19,7 @@ from advisor.estimator.preference import compute_factor
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
 from knowledge.params import param_counts
-from knowledge.quantities import Bytes
+from knowledge.quantities import Bytes, Seconds
 
 if TYPE_CHECKING:
     from advisor.recommend.results import Option
@@ -45,7 +45,12 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         speed = book.num(f"decode tokens/s per user with {name} on {where}", r.tokens_per_s, "tokens/s",
                          SRC_THROUGHPUT, 0)
         mem = book.gib(f"memory per GPU with {name} on {where}", r.per_gpu)
-        parts.append(t("acts.engine.run", lang, engine=name, speed=speed, fmt=format_label(r.weights, lang), mem=mem))
+        fmt = format_label(r.weights, lang)
+        if getattr(ev, "asks_ttft", False) and r.ttft_s > 0:  # "compare the TTFT of vLLM and SGLang": theirs too
+            ttft = book.latency(f"median time to first token with {name} on {where}", Seconds(r.ttft_s), SRC_THROUGHPUT)
+            parts.append(t("acts.engine.run_ttft", lang, engine=name, speed=speed, ttft=ttft, fmt=fmt, mem=mem))
+        else:
+            parts.append(t("acts.engine.run", lang, engine=name, speed=speed, fmt=fmt, mem=mem))
     fitting = sorted((r for r in runs if r.weights), key=lambda r: -r.tokens_per_s)
     if not fitting:
         verdict = t("acts.engine.verdict.none", lang)
