@@ -35,7 +35,7 @@ _CHANGES = [
 # "if traffic triples from 30 users", "double the users from 50", "用户从 50 翻倍": a factor of the load said
 _FACTOR_WORDS = {"doubles": 2, "double": 2, "doubled": 2, "doubling": 2, "triples": 3, "triple": 3, "tripled": 3,
                  "tripling": 3, "quadruples": 4, "quadruple": 4, "quadrupled": 4, "翻倍": 2, "翻一番": 2, "翻两番": 4}
-_FACTOR = r"(?P<f>doubl(?:es|e|ed|ing)|tripl(?:es|e|ed|ing)|quadrupl(?:es|e|ed)|(?P<n>\d+(?:\.\d+)?)\s*[x×])"
+_FACTOR = r"(?P<f>doubl(?:es|e|ed|ing)|tripl(?:es|e|ed|ing)|quadrupl(?:es|e|ed)|(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s*[x×])"
 _FACTORS = [
     re.compile(rf"(?:{_WHO}|traffic|load|concurrency|demand)\s+(?:grows?\s+|goes\s+up\s+|increases?\s+)?{_FACTOR}\s+"
                rf"from\s+(?P<a>{_N})(?![\d,])"),
