@@ -28,6 +28,16 @@ if TYPE_CHECKING:
 BUDGET_OPTIONS = 6  # the recommender's leading configurations tried for "the most users a budget buys"
 
 
+def _asked_at_load(request: AnalysisRequest, catalog: Catalog, ev: Analysis,
+                   one: Option | None) -> tuple[Option, GpuSpec, int] | None:
+    """The configuration a with/without question is about (the one named, else the lead), its GPU and the load asked
+    (one user when none was); None when there is none or it does not hold the job."""
+    asked = one or top_option(ev)
+    if asked is None or not asked.fits:
+        return None
+    return asked, catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
+
+
 def speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
                 one: Option | None) -> None:
     """"Does speculative decoding help, how much faster?": the configuration named (else the lead) at the load asked
@@ -36,10 +46,9 @@ def speculation(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     `Analysis.speculation`. Its gain shrinks as the load grows: the drafts' verification shares the batch."""
     from advisor.estimator.serving_sim import Speculation  # start-up: only a speculation question simulates it
 
-    asked = one or top_option(ev)
-    if asked is None or not asked.fits:
+    if (at := _asked_at_load(request, catalog, ev, one)) is None:
         return
-    gpu, users = catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
+    asked, gpu, users = at
     spec = Speculation()
     base = load_at(request, model, gpu, asked, users, steps)
     with_spec = serving_load(model, gpu, asked, users, steps, speculation=spec)
@@ -53,10 +62,9 @@ def chunked_prefill(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
     """"How much does chunked prefill help TTFT?": the configuration named (else the lead) at the load asked (one
     user when none was), simulated with chunked prefill (a step's token budget shared by decodes and prompt chunks)
     and without (a prompt runs whole in a step of its own while the decodes wait): `Analysis.chunked`."""
-    asked = one or top_option(ev)
-    if asked is None or not asked.fits:
+    if (at := _asked_at_load(request, catalog, ev, one)) is None:
         return
-    gpu, users = catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
+    asked, gpu, users = at
     on = serving_load(model, gpu, asked, users, steps, chunked_prefill=True)
     off = serving_load(model, gpu, asked, users, steps, chunked_prefill=False)
     if on and off:
@@ -71,20 +79,21 @@ def ttft_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     """"How does TTFT change with prompt length?": the configuration named (else the lead) at the load asked (one
     user when none was), simulated at each prompt of `PROMPT_LADDER` that the model's context holds with the answer's
     output length: `Analysis.ttft_ladder`, the rows in prompt order."""
-    asked = one or top_option(ev)
-    sized = asked.sized_workload if asked is not None else None
-    est = asked.memory_estimate if asked is not None else None
-    if asked is None or not asked.fits or sized is None or est is None:
+    if (at := _asked_at_load(request, catalog, ev, one)) is None:
         return
-    gpu, users = catalog.gpu(asked.gpu), max(1, request.workload.concurrency)
+    asked, gpu, users = at
+    sized, est = asked.sized_workload, asked.memory_estimate
+    if sized is None or est is None:
+        return
     out = speed_workload(sized).output_tokens or 0
     rows = []
     for prompt in PROMPT_LADDER:
         if prompt + out > model.max_context:
             break
-        at = replace(sized, prompt_tokens=prompt, output_tokens=out or None, context=max(sized.context, prompt + out))
+        longer = replace(sized, prompt_tokens=prompt, output_tokens=out or None,
+                         context=max(sized.context, prompt + out))
         twin = replace(asked)  # the same option, its sized workload at this prompt (the simulation reads it)
-        twin.set_memory(est, at)
+        twin.set_memory(est, longer)
         load = serving_load(model, gpu, twin, users, steps)
         if load is None:
             break

@@ -503,7 +503,7 @@ def published_run(top: Any, ev: Any, book: Book, lang: str) -> str:
     (ModelSpec.pretrain_gpu_hours, cited): a reference to read the estimate against, with the difference where it
     ran on the same card. "" unless the task is pre-training on exactly the published token count."""
     m, w = ev.model, ev.workload
-    published = getattr(m, "pretrain_gpu_hours", None)
+    published = m.pretrain_gpu_hours
     tr = top.training
     if w.task != "pretrain" or not published or not tr or not m.pretrain_tokens or w.train_tokens != m.pretrain_tokens:
         return ""

@@ -206,22 +206,14 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_job = load_lead.batch_lead(users[0] if users else top, ev, book, lang)
         if led_job is not None:
             return led_job
-    if getattr(ev, "load_change", None):  # "from 50 to 100 users: how much slower?": both loads, first
-        led_change = load_lead.load_change_lead(ev, book, lang)
-        if led_change is not None:
-            return led_change
-    if getattr(ev, "ttft_ladder", None):  # "how does TTFT change with prompt length?": the ladder, first
-        led_ladder = load_lead.ttft_ladder_lead(ev, book, lang)
-        if led_ladder is not None:
-            return led_ladder
-    if getattr(ev, "chunked", None):  # "does chunked prefill help TTFT?": with and without, first
-        led_chunk = load_lead.chunked_lead(ev, book, lang)
-        if led_chunk is not None:
-            return led_chunk
-    if ev.speculation:  # "does speculative decoding help?": with and without, first
-        led_spec = load_lead.speculation_lead(ev, book, lang)
-        if led_spec is not None:
-            return led_spec
+    # the same configuration simulated twice or more, first: "from 50 to 100 users: how much slower?" (both loads),
+    # "how does TTFT change with prompt length?" (a ladder of prompts), "does chunked prefill / speculative decoding
+    # help?" (with and without); each lead is None unless its question was asked
+    for with_without in (load_lead.load_change_lead, load_lead.ttft_ladder_lead, load_lead.chunked_lead,
+                         load_lead.speculation_lead):
+        led_twice = with_without(ev, book, lang)
+        if led_twice is not None:
+            return led_twice
     if ev.asks_rps and len(users) <= 1:  # "how many requests per second can it handle?": the rate, first
         led_rps = load_lead.rps_lead(users[0] if users else top, ev, book, lang)
         if led_rps is not None:

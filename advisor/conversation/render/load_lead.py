@@ -36,6 +36,16 @@ from knowledge.quantities import Seconds
 from knowledge.structs import replace
 
 
+def _per_user(book: Book, name: str, value: float, source: str) -> str:
+    """A per-user decode speed: whole tokens/s from 10 up, one decimal below."""
+    return book.num(name, value, "tokens/s", source, 0 if value >= 10 else 1)
+
+
+def _load_words(users: int, lang: str) -> str:
+    """The load a with/without answer was simulated at: "one request at a time" or "N concurrent users"."""
+    return t("screen.chunked.load_one" if users == 1 else "screen.chunked.load", lang, users=users)
+
+
 def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     """"Does speculative decoding help?": the per-user and total speed at the load asked without and with it
     (advisor.analysis.load_answers.speculation), with the drafting it assumes; None without the two runs."""
@@ -46,8 +56,8 @@ def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     on = f"{o.count}× {o.gpu_name} at {users} users"
     src = SRC_LOAD + " (speculation)"
     per0, per1 = float(base["per_user_tokens_per_s"]), float(spec["per_user_tokens_per_s"])
-    p0 = book.num(f"tokens/s per user without speculation on {on}", per0, "tokens/s", SRC_LOAD, 0 if per0 >= 10 else 1)
-    p1 = book.num(f"tokens/s per user with speculation on {on}", per1, "tokens/s", src, 0 if per1 >= 10 else 1)
+    p0 = _per_user(book, f"tokens/s per user without speculation on {on}", per0, SRC_LOAD)
+    p1 = _per_user(book, f"tokens/s per user with speculation on {on}", per1, src)
     ratio = book.num(f"speed-up of speculation on {on}", per1 / per0 if per0 else 0.0, "×", "computed: with ÷ without",
                      2, suffix="")
     t0 = book.num(f"output tokens/s in total without speculation on {on}", float(base["total_tokens_per_s"]),
@@ -80,8 +90,8 @@ def chunked_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     q0 = book.latency(f"p95 time to first token without chunked prefill on {where}", Seconds(float(off["ttft_p95_s"])),
                       src)
     per1, per0 = float(on_["per_user_tokens_per_s"]), float(off["per_user_tokens_per_s"])
-    p1 = book.num(f"tokens/s per user with chunked prefill on {where}", per1, "tokens/s", SRC_LOAD, 0 if per1 >= 10 else 1)
-    p0 = book.num(f"tokens/s per user without chunked prefill on {where}", per0, "tokens/s", src, 0 if per0 >= 10 else 1)
+    p1 = _per_user(book, f"tokens/s per user with chunked prefill on {where}", per1, SRC_LOAD)
+    p0 = _per_user(book, f"tokens/s per user without chunked prefill on {where}", per0, src)
     same = abs(per1 - per0) <= 0.02 * max(per0, 1e-9) and abs(float(on_["ttft_s"]) - float(off["ttft_s"])) <= \
         0.02 * max(float(off["ttft_s"]), 1e-9)
     prompt, budget = int(on_.get("prompt_tokens") or 0), int(on_.get("step_tokens") or 0)
@@ -93,8 +103,8 @@ def chunked_lead(ev: Any, book: Book, lang: str) -> Lead | None:
         note = t("screen.chunked.one_user" if users == 1 else "screen.chunked.same", lang)
     else:
         note = t("screen.chunked.users", lang)
-    load = t("screen.chunked.load_one" if users == 1 else "screen.chunked.load", lang, users=users)
-    text = t("screen.chunked", lang, f1=f1, f0=f0, q1=q1, q0=q0, p1=p1, p0=p0, load=load, name=opt_name(o, book),
+    text = t("screen.chunked", lang, f1=f1, f0=f0, q1=q1, q0=q0, p1=p1, p0=p0, load=_load_words(users, lang),
+             name=opt_name(o, book),
              lay=opt_layout(o, lang, book)) + note
     return Lead(text, None, f"chunked prefill on {where}")
 
@@ -121,8 +131,7 @@ def ttft_ladder_lead(ev: Any, book: Book, lang: str) -> Lead | None:
             cells.append(t("screen.ttft_ladder.cell_queued", lang, prompt=p, ttft=f, p95=q, held=n))
         else:
             cells.append(t("screen.ttft_ladder.cell", lang, prompt=p, ttft=f, p95=q))
-    load_words = t("screen.chunked.load_one" if users == 1 else "screen.chunked.load", lang, users=users)
-    text = t("screen.ttft_ladder", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), load=load_words,
+    text = t("screen.ttft_ladder", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book), load=_load_words(users, lang),
              cells=t("list.sep", lang).join(cells))
     return Lead(text, None, f"TTFT against prompt length on {where}")
 
@@ -137,8 +146,8 @@ def load_change_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     o, base, load, a, b = got["option"], got["base"], got["load"], int(got["from"]), int(got["to"])
     on = f"{o.count}× {o.gpu_name}"
     per0, per1 = float(base["per_user_tokens_per_s"]), float(load["per_user_tokens_per_s"])
-    p0 = book.num(f"tokens/s per user on {on} at {a} users", per0, "tokens/s", SRC_LOAD, 0 if per0 >= 10 else 1)
-    p1 = book.num(f"tokens/s per user on {on} at {b} users", per1, "tokens/s", SRC_LOAD, 0 if per1 >= 10 else 1)
+    p0 = _per_user(book, f"tokens/s per user on {on} at {a} users", per0, SRC_LOAD)
+    p1 = _per_user(book, f"tokens/s per user on {on} at {b} users", per1, SRC_LOAD)
     change = (per1 / per0 - 1) * 100 if per0 else 0.0
     pct = book.num(f"change in per-user speed on {on} from {a} to {b} users", abs(change), "%",
                    "computed: new ÷ old − 1", 0)
