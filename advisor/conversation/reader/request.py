@@ -163,8 +163,7 @@ def act_of(intent: str, text: str, slots: Slots) -> str:
     # "what would it cost to pre-train a 1B model on 100B tokens on 8× H100?": a training job's cost is its GPU-hours
     # priced by the hour (and against buying the cards), not the cards' purchase price alone; cards the person already
     # has, or a purchase said, keep the purchase answer
-    job = (slots.task in ("pretrain", "full", "lora", "qlora", "freeze") or slots.task_generic is not None)
-    rent = rent or (intent == "how_much" and job and slots.existing is None and not _BUY.search(s)
+    rent = rent or (intent == "how_much" and slots.training and slots.existing is None and not _BUY.search(s)
                     and bool(re.search(r"cost|spend|多少钱|花多少|费用|成本", s)))
     per_token = bool(TOKEN_COST.search(s)) and not _BUY.search(s)  # "租 4090 每百万 token 成本": the token's cost
     # "$40k a month to rent H100s: how many users?": what it buys; a batch job rented by the hour: the job's own cost
