@@ -21,6 +21,8 @@ from tests.answer_text import answer
     ("8 张 H100 跑 Qwen2.5-32B，用户从 50 增加到 100，每人速度会慢多少？", "zh", 50, 100),
     ("4 张 4090 部署 Qwen3-30B-A3B，并发从 10 提高到 40，首 token 延迟会变多少？", "zh", 10, 40),
     ("Qwen2.5-72B 在 8 卡 H20 上，从 30 个用户增加到 90 个，每路速度怎么变？", "zh", 30, 90),
+    ("what happens to each user's tokens/sec on our 4x H100 box running Qwen2.5-32B if concurrent chats go from "
+     "10 to 40?", "en", 10, 40),
     # a factor said instead of the new load
     ("Our 8x A100 box serves Llama-3.1-70B; if traffic triples from 30 users, what happens to latency?", "en", 30, 90),
     ("What if we double the users from 40 on 4x H100 with Qwen2.5-32B?", "en", 40, 80),

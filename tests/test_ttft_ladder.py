@@ -17,6 +17,7 @@ from tests.answer_text import answer
     ("prompt length vs time to first token for Qwen2.5-7B on one A100 80GB?", "en"),
     ("首字延迟随输入长度怎么变？Qwen2.5-32B，2 张 H100，20 并发", "zh"),
     ("提示词越长首 token 会慢多少？Llama-3.1-8B 单卡 4090", "zh"),
+    ("咱们 8 张 4090 跑 Qwen3-32B，提示词从短到长，首字要等多久？", "zh"),
 ])
 def test_the_first_token_is_given_at_each_prompt_length(text: str, lang: str) -> None:
     first = answer(text, lang).split("\n")[0]

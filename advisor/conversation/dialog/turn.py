@@ -297,7 +297,7 @@ _TTFT_LADDER = re.compile(
     r"(?:ttft|first[\s-]token)|(?:longer|bigger) (?:prompts?|inputs?)[^?.!。？]{0,30}?(?:ttft|first[\s-]token)|"
     r"(?:ttft|first[\s-]token)[^?.!。？]{0,30}?(?:longer|bigger|larger) (?:prompts?|inputs?)|"
     r"(?:首字|首\s*token|首个\s*token)(?:延迟)?[^?。？]{0,12}?(?:随|跟着|和)[^?。？]{0,8}?(?:输入|提示词|上下文)|"
-    r"(?:输入|提示词)(?:越长|长度)[^?。？]{0,16}?(?:首字|首\s*token|首个\s*token)")
+    r"(?:输入|提示词|prompt)\s*(?:越长|长度|从短到长)[^?。？]{0,16}?(?:首字|首\s*token|首个\s*token)")
 # "does chunked prefill help TTFT?", "分块预填充有用吗": the load with and without it
 _CHUNKED = re.compile(r"chunked[\s-]*prefill|prefill[\s-]*chunk\w*|分块预填充|分块\s*prefill|chunked\s*预填充")
 # "what's the TTFT", "time to first token", "首字延迟多少": the first-token time asked (a bound on it is a target)

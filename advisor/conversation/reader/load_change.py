@@ -12,7 +12,8 @@ from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import Text
 
 _N = r"\d[\d,]*"
-_WHO = r"(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|requests?|sessions?|people|streams?|clients?)"
+_WHO = (r"(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|requests?|sessions?|people|streams?|clients?|"
+        r"chats?|conversations?|agents?)")
 _ZH_WHO = r"(?:用户|并发|请求|人数|在线人数|并发数|并发量|路并发)"
 _ZH_UP = r"(?:增加|提高|提升|涨|扩|加|翻倍|上升|增长|降|减少|减|下降)\w{0,2}?到"
 _CHANGES = [
