@@ -49,7 +49,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # H100; gpt-oss-120b on GB200, H200), scored before any change: 3 within, every miss over-predicting tokens/s
 # (+20…+107 %). Then the routed experts' grouped GEMMs at the training planner's MoE factor (0.7) in the serving
 # roofline: 11 of the 27 within, and one earlier row (gpt-oss-20b FP8 KV on H100) comes within; none lost. 104 of 183.
-HELD_OUT_FLOOR = 104
+# Then each routed token copy charged the forward half of the training planner's per-copy costs (moe_costs: the down
+# projection's narrow reduction, the permutation's memory traffic): Qwen3-30B-A3B and gpt-oss at 8k prompts on
+# B200/GB200/H100/H200 and gpt-oss-120b on GB200 at 1k/1k come within (6), the RTX PRO 6000's Qwen3-30B-A3B 8k row
+# falls out (-14 -> -27 %). 109 of 183.
+HELD_OUT_FLOOR = 109
 
 
 

@@ -58,6 +58,7 @@ from knowledge.structs import Value
 from .calibration import Calibration
 from .layout_memory import Memo, memoised, stage_params
 from .model_flops import model_flops
+from .moe_costs import permutation_bytes
 from .parallel_layout import ParallelLayout
 from .training import gpu_class, inter_node_bytes_per_s, pcie_bytes_per_s, train_flops_per_token
 
@@ -168,10 +169,11 @@ def moe_copy_seconds(model: ModelSpec, gpu: GpuSpec, lay: ParallelLayout, contex
     m_e = max(1.0, lay.micro_batch * context / (lay.cp * lay.tp) * model.experts_per_token * lay.ep * etp
               / model.n_routed_experts)
     gemm = etp * k0 * h * (4.0 + 6.0 * f_local / m_e) / (peak * hfu)
-    fp8 = 1.0 if precision == "fp8" else 0.0
+    fp8 = precision == "fp8"
     # DualPipe: the permutation runs inside the overlapped dispatch/combine kernels (DeepSeek-V3 report §3.2.2)
-    h_traffic = 0.0 if lay.schedule == "dualpipe" else (16.0 + 6.0 * fp8) * h * etp
-    traffic = h_traffic + (16.0 + 9.0 * fp8) * f
+    h_traffic = 0.0 if lay.schedule == "dualpipe" else permutation_bytes(h * etp, 0.0, low_precision=fp8,
+                                                                         forward_only=False)
+    traffic = h_traffic + permutation_bytes(0.0, f, low_precision=fp8, forward_only=False)
     return gemm + traffic / (bw * pl.moe_bandwidth_efficiency.value)
 
 

@@ -4,6 +4,7 @@ One forward step on one GPU of a tensor-parallel group of `tp` GPUs (every GPU r
 
     t_step = pmax(t_weights, t_matmul) + pmax(t_kv, t_attention) + t_allreduce + t_overhead
     t_weights  = W_read / (B_dram · η_w[format])          t_matmul    = (F_dense + F_experts / f_moe) / (P_peak · η_c)
+                                                                        + k · L_moe · t_copy (MoE, per token)
     t_kv       = KV_read / (B_dram · η_kv)                t_attention = F_attn / (P_16bit · η_attn)
     pmax(a, b) = (a^p + b^p)^(1/p) ≥ max(a, b): a smooth roofline (near the ridge point neither limit is reached;
                  matmuls and attention are separate kernels, so their times add)
@@ -20,7 +21,9 @@ Decode (one new token for each of the b sequences of the batch, each with c toke
     KV_read = b × KV bytes of a c-token sequence on this GPU (sliding windows and GQA/MLA included)
     FLOPs   = b × (2·N_active + 4·c·d_attn per layer) / tp; the routed experts' share (F_experts) runs as grouped
               GEMMs with routing and token permutation at f_moe of the dense rate, the constant the training planner
-              uses (calibration.yaml planner.moe_compute_factor, 0.7)
+              uses (calibration.yaml planner.moe_compute_factor, 0.7); and each of the k routed copies per MoE layer
+              pays t_copy, its forward share of the training planner's per-copy costs (moe_costs: the down projection's
+              narrow reduction, the permutation's h- and f/tp-wide rows at the HBM bandwidth)
 Prefill of p prompt tokens: the same with b·p tokens, attention over the causal triangle (mean context (p+1)/2),
 all routed experts read; time to first token = t_prefill + c_request.
 
@@ -54,6 +57,7 @@ from .formats import (
 from .kv_cache import kv_cache_bytes
 from .memory import default_inference_format, estimate_memory
 from .model_flops import model_flops
+from .moe_costs import down_projection_seconds, permutation_bytes
 from .speed_results import Bound, Capacity, ServingEstimate, StepTime, ThroughputEstimate
 from .throughput_text import decode_step_formula, throughput_assumptions, throughput_formulas
 
@@ -212,13 +216,15 @@ class Hardware(Value):
     # the step's all-reduce seconds as lines in its tokens (collectives.pieces); empty without TP
     allreduce: tuple[collectives.Line, ...] = ()
     moe_factor: float = 1.0  # grouped expert GEMMs' share of the dense matmul rate (planner.moe_compute_factor)
+    moe_copy_s: float = 0.0  # seconds per routed token copy on one GPU beyond the expert FLOPs (routed_copy_seconds)
 
 
 def matmul_s_per_token(prof: SpeedProfile, hw: Hardware) -> float:
     """Seconds of matmul compute per token on one GPU: the dense part (F_whole) at P_peak·η_c, the routed experts'
     part (F_matmul − F_whole, 0 for a dense model) at f_moe of that rate (grouped GEMMs, routing, permutation)."""
     experts = prof.matmul_flops_per_token - prof.whole_flops_per_token
-    return (prof.whole_flops_per_token + experts / hw.moe_factor) / (hw.peak * hw.eta_c)
+    copies = prof.experts_per_token * prof.model.moe_layers if prof.n_experts else 0
+    return (prof.whole_flops_per_token + experts / hw.moe_factor) / (hw.peak * hw.eta_c) + copies * hw.moe_copy_s
 
 
 def memory_class(gpu: GpuSpec) -> str:
@@ -306,7 +312,24 @@ def hardware(gpu: GpuSpec, prof: SpeedProfile, calib: Calibration, engine: str |
         sharpness=inf.roofline_sharpness.value, link_switched=switched,
         allreduce=collectives.pieces(prof.tp, prof.hidden, prof.layers, link_bw, alpha, switched),
         moe_factor=calib.planner.moe_compute_factor.value if prof.n_experts else 1.0,
+        moe_copy_s=routed_copy_seconds(prof, gpu, calib, eta_c, low_precision=fam == "fp8"),
     )
+
+
+def routed_copy_seconds(prof: SpeedProfile, gpu: GpuSpec, calib: Calibration, eta_c: float, *,
+                        low_precision: bool) -> float:
+    """Seconds one GPU of the TP group spends per routed token copy beyond the expert GEMMs' FLOPs, forward only
+    (moe_costs: the down projection's narrow reduction, and the permutation's h-wide and f/TP-wide rows at
+    planner.moe_bandwidth_efficiency of the HBM bandwidth); 0 for a dense model."""
+    pl = calib.planner
+    if not prof.n_experts or pl.gemm_reduction_bytes is None or pl.moe_bandwidth_efficiency is None:
+        return 0.0
+    m = prof.model
+    bw = float(gpu.bandwidth_bytes_per_s)
+    f = (m.moe_intermediate_size or m.intermediate_size) / prof.tp
+    traffic = permutation_bytes(m.hidden_size, f, low_precision=low_precision, forward_only=True)
+    return (down_projection_seconds(m.hidden_size, bw, eta_c, pl.gemm_reduction_bytes.value)
+            + traffic / (bw * pl.moe_bandwidth_efficiency.value))
 
 
 def tp_link(gpu: GpuSpec, tp: int, calib: Calibration) -> tuple[float, float, str]:

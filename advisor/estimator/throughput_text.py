@@ -30,7 +30,10 @@ def throughput_formulas(model: ModelSpec, gpu: GpuSpec, shape: Shape, prof: Spee
         f"{hw.eta_kv:.2f}) per GPU",
         f"matmul = {per_replica} × 2·N_active/tp FLOP / ({hw.peak / 1e12:.0f} TFLOP/s × η {hw.eta_c:.2f})"
         + (f", the routed experts' share at × {hw.moe_factor:.2f} of that rate (grouped GEMMs)" if hw.moe_factor != 1.0
-           else "") + "; "
+           else "")
+        + (f", + {model.experts_per_token * model.moe_layers} routed copies × {hw.moe_copy_s * 1e9:.2f} ns per token "
+           "(the down projection's narrow reduction and the permutation's memory traffic)" if hw.moe_copy_s else "")
+        + "; "
         f"attention = {per_replica} × 2·c·(d_qk+d_v)·L/tp at c = {decode_context} / ({hw.attn_peak / 1e12:.0f} "
         f"TFLOP/s × η {hw.eta_attn:.2f})",
         f"overhead ({shape.engine}, {mem_class.upper()} GPU) = {hw.step_overhead * 1e3:.3f} ms + "
