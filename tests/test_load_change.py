@@ -51,3 +51,14 @@ def test_both_loads_are_answered_first(text: str, lang: str, a: int, b: int) -> 
 ])
 def test_no_change_of_load_is_read_where_none_was_said(text: str) -> None:
     assert extract(text).load_from is None
+
+
+def test_a_change_of_load_the_cards_hold_only_with_a_change_is_given_with_it() -> None:
+    """One L40S holds 80 users of Llama-3.1-8B only with an FP8 KV cache: the verdict on the card as asked comes
+    first, then both loads on the card as the change makes it hold them (not the new load alone)."""
+    text = answer("If traffic grows from 20 to 80 concurrent users, how does Llama-3.1-8B on one L40S hold up?")
+    first, second = [p for p in text.split("\n") if p.strip()][:2]
+    assert first.startswith("**Not as asked**"), first
+    assert second.startswith("With an FP8 KV cache: **From 20 to 80 concurrent users"), second
+    per = [float(x) for x in re.findall(r"([\d.]+) tokens/s(?: →| per user)", second)[:2]]
+    assert per[1] <= per[0], second

@@ -45,14 +45,17 @@ def engine_formats(engine: str, gpu: GpuSpec) -> tuple[str, ...]:
 
 
 def engine_run(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, engine: str,
-               stated_weights: str | None = None) -> EngineRun:
+               stated_weights: str | None = None, attention_dp: bool = False) -> EngineRun:
     """`engine` on `count` × `gpu`: the most precise of its formats (no more precise than the checkpoint) that fits,
-    and its decode speed there; weights "" when none fits."""
+    and its decode speed there; weights "" when none fits. `attention_dp`: the configuration runs an MLA model's
+    attention data-parallel (the recommender's layout), which the server engines offer (vLLM and SGLang
+    --enable-dp-attention, TensorRT-LLM enable_attention_dp) and llama.cpp and transformers do not."""
     own = default_inference_format(model)
     formats = [stated_weights] if stated_weights else [
         f for f in engine_formats(engine, gpu) if bits_per_weight(f) <= bits_per_weight(own)]
+    dpa = attention_dp and engine in SERVER_ENGINES
     for fmt in formats:
-        w = replace(workload, weights=fmt, engine=engine, gpus=count, tp=count, nodes=1)
+        w = replace(workload, weights=fmt, engine=engine, gpus=count, tp=count, nodes=1, attention_dp=dpa)
         try:
             est = estimate_memory(model, w, gpu)
             if not sized(est, gpu):
@@ -88,5 +91,6 @@ def engine_runs(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     gpu = catalog.gpu(o.gpu)
     stated = request.workload.weights if "weights" in request.stated else None
     return timed(steps, "compare_engines", {"gpu": gpu.id, "count": o.count, "engines": list(request.engines)},
-                 lambda: [engine_run(model, request.workload, gpu, o.count, e, stated) for e in request.engines],
+                 lambda: [engine_run(model, request.workload, gpu, o.count, e, stated, o.layout.attention_dp)
+                          for e in request.engines],
                  lambda r: "; ".join(f"{x.engine}: {x.weights or 'does not fit'} {x.tokens_per_s:.0f} tok/s" for x in r))

@@ -374,6 +374,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         users = min(workload.concurrency, changed.sized_workload.concurrency * copies if changed.sized_workload else
                     workload.concurrency)  # a change of load (fewer users) is simulated at that load
         ev.changed_load = load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
+        if ev.load_change is None and users == workload.concurrency:  # "from 20 to 80 users" on the changed cards
+            load_change(request, model, catalog, steps, ev, changed, ev.changed_load)
     if request.asks_speculation and workload.task == "inference":
         speculation(request, model, catalog, steps, ev, one)
     if request.asks_chunked and workload.task == "inference":

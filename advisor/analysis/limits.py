@@ -49,7 +49,7 @@ DEFAULT_TPOT_TARGET_S = Seconds.of(INTERACTIVE_MS_PER_TOKEN, "ms").s
 
 
 def _tails(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, concurrency: int, r: Any) -> dict[str, float]:
-    """The 95th and 99th percentiles of TTFT and the 99th of TPOT at `concurrency`: of the run itself when the request lengths were
+    """The 95th and 99th percentiles of TTFT and of TPOT at `concurrency`: of the run itself when the request lengths were
     stated (fixed lengths: the tail is the scheduler's), else of a run whose lengths spread as conversations do
     (lognormal around the chat turn's means, `conversational`): one length for every request would put the p99 at
     the median. Never below the p95 of the run printed beside them."""
@@ -63,7 +63,8 @@ def _tails(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, concurrency:
             tail = r
     return {"ttft_p95_s": max(tail.ttft_p95_s, r.ttft_p95_s),  # the spread run's p95 replaces the one-length run's
             "ttft_p99_s": max(tail.ttft_p99_s, tail.ttft_p95_s, r.ttft_p95_s),
-            "tpot_p99_s": max(tail.tpot_p99_s, r.tpot_p95_s), "tails_spread": not fixed}
+            "tpot_p95_s": max(tail.tpot_p95_s, r.tpot_p95_s),
+            "tpot_p99_s": max(tail.tpot_p99_s, tail.tpot_p95_s, r.tpot_p95_s), "tails_spread": not fixed}
 
 
 def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,

@@ -103,15 +103,17 @@ def ttft_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
 
 
 def load_change(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
-                lead: Option) -> None:
-    """"How much slower per user going from 50 to 100 users?": the configuration `ev.load` was simulated on, again
-    at the load the change starts from (`request.load_from`), so the answer gives both: `Analysis.load_change`."""
-    if not request.load_from or ev.load is None:
+                lead: Option, load: dict[str, Any] | None = None) -> None:
+    """"How much slower per user going from 50 to 100 users?": the configuration `ev.load` was simulated on (or
+    `load`, another configuration's: the named cards with the format that makes them hold the new load), again at
+    the load the change starts from (`request.load_from`), so the answer gives both: `Analysis.load_change`."""
+    load = ev.load if load is None else load
+    if not request.load_from or load is None:
         return
     base = load_at(request, model, catalog.gpu(lead.gpu), lead, request.load_from, steps)
     if base:
         ev.load_change = {"option": lead, "from": request.load_from, "to": request.workload.concurrency,
-                          "base": base, "load": ev.load}
+                          "base": base, "load": load}
 
 
 def budget_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],

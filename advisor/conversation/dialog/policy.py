@@ -89,7 +89,7 @@ def compares_with_buying(text: str) -> bool:
 
 
 SRC_USAGE_HORIZON = "user input (rental period), reader.usage"
-_HOURLY = re.compile(r"每小时|一个?小时|1\s*个?小时|每个小时|按小时|小时价|时租|多少钱一小时|per[\s-]*(?:gpu[\s-]*)?hour|hourly|an hour|/\s*h(?:r|our)?\b", re.I)
+_HOURLY = re.compile(r"每小时|一个?小时|1\s*个?小时|每个小时|按小时|小时价|时租|多少钱一小时|每\s*(?:gpu|卡|张卡)\s*(?:每)?\s*小时|per[\s-]*(?:gpu[\s-]*)?hour|hourly|an hour|/\s*h(?:r|our)?\b", re.I)
 
 
 def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dict[str, Any] | None = None,

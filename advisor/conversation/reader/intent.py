@@ -80,6 +80,13 @@ _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几�
                        r"time (?:to|for|needed|required)(?: to)? (?:train|finish|do|run|complete|fine[\s-]*tune|pre[\s-]*train)|"
                        r"estimat\w* (?:the |my )?(?:training |fine[\s-]*tuning )?(?:time|duration)|time estimate|"
                        r"how fast (?:can|will|would) .{0,20}train|wall[\s-]*clock|"
+                       # "what's the fastest I could train …", "the quickest we can pre-train …", "最快多久"
+                       # a run's GPU-hours set against the makers' ("和 Meta 公布的 GPU 小时比", "vs Meta's published
+                       # GPU-hours"); not a price per GPU-hour ("每 GPU 小时", "GPU 小时单价")
+                       r"(?<!每)(?<!每 )(?:gpu|卡)\s*(?:小时|时数)(?!\s*(?:单价|价格|费用|多少钱|成本|租金|的价))|"
+                       r"(?:published|reported|official)\s+(?:[\w'’-]+\s+){0,2}gpu[\s-]*hours?|"
+                       r"(?:fastest|quickest|soonest|shortest time) (?:that )?(?:i|we|you|one) (?:could|can|would|might) "
+                       r"(?:train|pre[\s-]*train|fine[\s-]*tune|finish|run)|最快(?:能|可以)?(?:多久|几天)|"
                        # "what would pre-training X cost in time", "the time cost of …": a duration, not money
                        r"cost\w* in (?:time|days|hours|wall[\s-]*clock)|time[\s-]*cost|"
                        # "… with 32 A100s — days?", "8 H100s, time?": the unit or "time" asked alone at the end
@@ -104,8 +111,10 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|最大并发|并发上限|并发(?:能|可以)?(?:到|开到)?多少|"
                              r"(?:撑|扛|带|承载|支撑)(?:得住)?(?:多少|几)|(?<![a-z])how many (?:users|people|"
                              r"concurrent|requests|sequences|sessions|(?:simultaneous|parallel) (?:users|requests|chats|"
-                             r"sessions|streams|conversations))|max(?:imum)? (?:number of )?(?:concurrent |simultaneous )?"
-                             r"(?:concurrency|users|requests|sessions|streams)(?![a-z])|"
+                             r"sessions|streams|conversations))|(?:max(?:imum)?|largest|highest|greatest|biggest) (?:possible )?"
+                             r"(?:number of )?(?:concurrent |simultaneous |parallel )?"
+                             r"(?:concurrency|users|requests|sessions|streams|connections)(?![a-z])|"
+                             r"the most (?:concurrent |simultaneous |parallel )?(?:users|requests|sessions|streams)(?![a-z])|"
                              # "at what concurrency does it stop meeting 50 ms TTFT?", "what concurrency can it sustain"
                              r"(?:at|to|up to|until) what (?:concurrency|load|(?:number|count) of (?:(?:simultaneous|concurrent|parallel|active) )?"
                              r"(?:users|requests|sessions|streams|people))|"
@@ -454,11 +463,11 @@ _E2E_QUESTION = words(zh=r"端到端|(?:一个|一条|一次|完整的?)(?:完�
                          r"(?:a|an|the|each|one|my|our)?\s*(?:[\d,.]+\s*k?[\s-]*tokens?[\s-]*)?(?:long\s+)?"
                          r"(?:answers?|repl(?:y|ies)|responses?|completions?|generations?|outputs?)")
 # "what global batch size and parallelism?", "全局 batch 设多大": the planned run's batch and layout
-_GLOBAL_BATCH = words(zh=r"全局\s*(?:batch|批)|global\s*batch|并行策略|并行方式|怎么切分|如何切分",
+_GLOBAL_BATCH = words(zh=r"全局\s*(?:batch|批)|global\s*batch|并行策略|并行方式|怎么切分|如何切分|流水线气泡|(?:pipeline\s*)?bubble|空泡",
                       en=r"global[\s-]*batch|(?<![a-z])gbs(?![a-z])|(?:what|which) (?:parallelism|parallel layout|layout|"
                          r"sharding)|parallelism (?:would|should|do) (?:you|i|we)|how (?:would|should) (?:you|i|we) "
                          r"(?:shard|split|parallel)|(?<![a-z])(?:tp|pp|dp|ep)\s*/\s*(?:tp|pp|dp|ep|cp)(?![a-z])|"
-                         r"parallel(?:ism)? (?:strategy|config(?:uration)?|plan|degrees?)")
+                         r"parallel(?:ism)? (?:strategy|config(?:uration)?|plan|degrees?)|(?:pipeline )?bubble")
 # the period a request-rate question counts in ("requests per minute", "每小时多少请求"): seconds per period
 _RATE_PERIOD = ((re.compile(r"(?:per|a|an|each|/) ?(?:minute|min)\b|(?<![a-z])rpm(?![a-z])|每分钟"), 60),
                 (re.compile(r"(?:per|an|a|each|/) ?(?:hour|hr)\b|每小时"), 3600),
@@ -530,8 +539,10 @@ def rate_period(text: str) -> int:
 # "which is faster, vLLM or llama.cpp?", "Ollama 和 vLLM 哪个快": serving engines named to be compared
 _ENGINE_NAMES = (("vllm", r"vllm"), ("llama.cpp", r"llama\.?cpp|ollama|lm studio"), ("sglang", r"sglang"),
                  ("trtllm", r"tensorrt[\s_-]*llm|trt[\s_-]*llm"), ("transformers", r"(?<![a-z])transformers(?![a-z])"))
-_ENGINE_COMPARE = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|faster|slower|quicker|better|compare[ds]?|comparison)"
-                             r"(?![a-z])|哪个|还是|对比|比较|更快|谁快|快还是")
+_ENGINE_COMPARE = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|faster|slower|quicker|better|compare[ds]?|comparison|"
+                             r"switch(?:ing|ed)?|mov(?:e|ing)|migrat(?:e|ing|ion)|instead|rather than|replac(?:e|ing)|"
+                             r"gains?|difference|differ)(?![a-z])|哪个|还是|对比|比较|更快|谁快|快还是|换成|换到|改用|"
+                             r"切换|迁移|替换|区别|差多少|提升多少")
 
 
 # the training frameworks the planner models (calibration planner.training_engines), as people name them

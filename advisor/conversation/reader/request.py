@@ -129,7 +129,7 @@ _LEGAL = words(zh=r"合法|合规|违法|违规|出口管制|禁运|禁售|许�
 _MARKET_WORDS = words(zh=r"还能买|买得到|能买到|有货|缺货|在售|停售|替代|现在能买|采购得到|渠道",
                       en=r"still (?:buy|sold|get|available)|available|availability|in stock|buy (?:one|it|them)|"
                          r"alternatives?|instead")
-_RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小时|算力租|云 gpu|云gpu",
+_RENT = words(zh=r"租|租用|租赁|云上|云服务器|按小时|按量|每小时|算力租|云 gpu|云gpu|每\s*(?:gpu|卡|张卡)\s*(?:每)?\s*小时",
               en=r"rent(?:ing|al|ed)?|lease|per hour|hourly|cloud|on[\s-]demand|spot|runpod|lambda|vast\.ai|aws|gcp|"
                  r"azure|coreweave")
 _MONTHLY = words(zh=r"每月|每个月|一个月|月成本|月费用|每月成本", en=r"monthly|per month|a month|each month|every month|/\s*mo(?:nth)?(?![a-z])")

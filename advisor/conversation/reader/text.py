@@ -83,8 +83,15 @@ _THOUSANDS = re.compile(r"(?<![\d,.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
 _CN_COMMA = re.compile(r"，(?=\d)")
 
 
+# PyTorch's dtype names for the two training precisions ("FSDP2 with float8", "torch.bfloat16"): the names read
+_DTYPES = ((re.compile(r"(?<![a-z0-9])float8(?![a-z0-9])", re.I), "fp8"),
+           (re.compile(r"(?<![a-z0-9])bfloat16(?![a-z0-9])", re.I), "bf16"))
+
+
 def _normalise_keep_case(text: str) -> str:
     text = unicodedata.normalize("NFKC", _CN_COMMA.sub(", ", text))
+    for rx, name in _DTYPES:
+        text = rx.sub(name, text)
     text = _THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)
     return text.replace("×", " x ").replace("✕", " x ").replace("～", "~").replace("‐", "-").replace("–", "-")
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from advisor.conversation.reader.text import normalise
+
 Variant = tuple[str, str | int]
 
 _SEP = r"\s*(?:vs\.?|versus|or|and|against|compared (?:to|with)|over|instead of|than|和|与|跟|还是|对比|比|相比|或)\s*"
@@ -48,6 +50,9 @@ _CHECKPOINTING = re.compile(r"gradient[\s_-]*checkpoint\w*|activation[\s_-]*(?:c
                             r"梯度检查点|激活(?:值)?重计算|重计算")
 # "what quant fits in 48 GB?", "which GGUF quant for a 3090?", "how low do I need to quantize?", "最低用几bit": the
 # formats from the checkpoint's precision down to 2-bit GGUF, each sized (the answer names the most precise that fits)
+# the comparative before both settings: "how much faster is FSDP2 with FP8 than BF16?"
+_THAN = re.compile(r"\s+(?:training\s+|train\s+)?than\s+(?:the\s+|a\s+|an\s+)?")
+_COMPARATIVE = re.compile(r"(?<![a-z])(?:faster|slower|quicker|better|worse|cheaper)(?![a-z])")
 _QUANT_QUESTION = re.compile(
     r"(?<![a-z])(?:what|which|best|highest|biggest|largest|lowest|max(?:imum)?)\s+(?:gguf\s+|q\s*)?(?:quant(?:s|ization|isation)?"
     r"(?:\s+level)?|bit[\s-]?(?:width|depth)|q[\s-]?level)(?![a-z])|how (?:low|far|much) (?:do|should|must|would) (?:i|we|you) "
@@ -57,7 +62,7 @@ QUANT_LADDER = ("bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k")
 
 def read_variants(text: str) -> tuple[Variant, ...]:
     """The variants the message compares, in the order named; () when it compares none."""
-    s = (text or "").lower()
+    s = normalise(text or "")  # "float8", "bfloat16": the formats' own names
     for field, table in (("task", _METHODS), ("weights", _FORMATS)):
         named = _two_named(s, table)
         if named:
@@ -86,6 +91,7 @@ def _two_named(s: str, table: dict[str, str]) -> list[str]:
     hits.sort()
     for (_, end_a, a), (start_b, _, b) in itertools.pairwise(hits):
         if a != b and (re.fullmatch(rf"[\s,()]*(?:{_SEP})[\s,()]*(?:the|a|an)?\s*", s[end_a:start_b])
+                       or (_THAN.fullmatch(s[end_a:start_b]) and _COMPARATIVE.search(s[max(0, end_a - 80):end_a]))
                        or _COMPARED_AFTER.fullmatch(s[end_a:start_b]) or _COMPARED_FAR.fullmatch(s[end_a:start_b])):
             return [a, b]
     return []

@@ -49,6 +49,10 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         if getattr(ev, "asks_ttft", False) and r.ttft_s > 0:  # "compare the TTFT of vLLM and SGLang": theirs too
             ttft = book.latency(f"median time to first token with {name} on {where}", Seconds(r.ttft_s), SRC_THROUGHPUT)
             parts.append(t("acts.engine.run_ttft", lang, engine=name, speed=speed, ttft=ttft, fmt=fmt, mem=mem))
+        elif (ev.workload.concurrency or 1) > 1 and r.tokens_per_s_total > 0:  # under load: the total too
+            total = book.num(f"decode tokens/s in total with {name} on {where}", r.tokens_per_s_total, "tokens/s",
+                             SRC_THROUGHPUT, 0)
+            parts.append(t("acts.engine.run_load", lang, engine=name, speed=speed, total=total, fmt=fmt, mem=mem))
         else:
             parts.append(t("acts.engine.run", lang, engine=name, speed=speed, fmt=fmt, mem=mem))
     fitting = sorted((r for r in runs if r.weights), key=lambda r: -r.tokens_per_s)

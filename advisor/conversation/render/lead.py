@@ -291,6 +291,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return led
     if (intent == "compare" and len(users) >= 2) or (intent in ("feasibility",) and len(users) >= 2):
         led = fs.compare_lead(users, ev, book, lang)
+        scaled = training_lead.scaling_lead(users, ev, book, lang)  # "512 → 1024 H100: half the time?": that first
+        if scaled is not None:
+            scaled.text += t("sentence.gap", lang) + led.text
+            return scaled
         if intent == "feasibility":
             led.verdict = "yes" if any(u.fits for u in users) else "no"
         return led

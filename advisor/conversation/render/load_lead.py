@@ -136,12 +136,13 @@ def ttft_ladder_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     return Lead(text, None, f"TTFT against prompt length on {where}")
 
 
-def load_change_lead(ev: Any, book: Book, lang: str) -> Lead | None:
+def load_change_lead(ev: Any, book: Book, lang: str, *, changed: bool = False) -> Lead | None:
     """"How much slower per user going from 50 to 100 users?": per-user speed, first-token time and total output at
     both loads on the same configuration (advisor.analysis.load_answers.load_change), the change in per-user speed as
-    a share; None without the two runs."""
+    a share; None without the two runs. `changed`: the runs on the named cards as a change of format makes them hold
+    the load (changed_line says them after the verdict on the cards as asked), else the runs on the answer's own."""
     got = getattr(ev, "load_change", None)
-    if not got:
+    if not got or (got["option"] is getattr(ev, "changed_config", None)) != changed:
         return None
     o, base, load, a, b = got["option"], got["base"], got["load"], int(got["from"]), int(got["to"])
     on = f"{o.count}× {o.gpu_name}"
@@ -515,6 +516,11 @@ def changed_line(ev: Any, book: Book, lang: str) -> str:
     o, load = ev.changed_config, ev.changed_load
     if o is None or not load:
         return ""
+    change = getattr(ev, "load_change", None)
+    if change and change["option"] is o:  # "from 20 to 80 users" on the named cards as the change makes them hold it
+        lead = load_change_lead(ev, book, lang, changed=True)
+        if lead is not None:
+            return format_changed(ev, book, lang) + lead.text
     line = load_line(ev, o, book, lang, load=load)
     if not line:
         return ""
@@ -600,10 +606,15 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
         median = book.duration(f"median time per output token at {load['concurrency']} users on {on}",
                                Seconds(load["tpot_s"]), "ms", SRC_LOAD, 0)
         tpot = t("screen.load.tpot", lang, tpot=median)
-        if getattr(ev, "asks_p99", False) and load.get("tpot_p99_s"):
-            tpot = t("screen.load.tpot_p99", lang, tpot=median, p99=book.duration(
-                f"p99 time per output token at {load['concurrency']} users on {on}", Seconds(load["tpot_p99_s"]), "ms",
-                SRC_LOAD, 0))
+        if getattr(ev, "asks_p99", False) and load.get("tpot_p99_s"):  # "p95 / p99 TPOT?": both tails
+            p99 = book.duration(f"p99 time per output token at {load['concurrency']} users on {on}",
+                                Seconds(load["tpot_p99_s"]), "ms", SRC_LOAD, 0)
+            if load.get("tpot_p95_s"):
+                p95_tpot = book.duration(f"p95 time per output token at {load['concurrency']} users on {on}",
+                                         Seconds(load["tpot_p95_s"]), "ms", SRC_LOAD, 0)
+                tpot = t("screen.load.tpot_tails", lang, tpot=median, p95=p95_tpot, p99=p99)
+            else:
+                tpot = t("screen.load.tpot_p99", lang, tpot=median, p99=p99)
     bits.append(t("screen.load.per_user", lang, per=per, tpot=tpot))
     if load.get("total_tokens_per_s"):
         tot = book.num(f"output tokens/s in total at {load['concurrency']} users on {on}", load["total_tokens_per_s"],
