@@ -90,6 +90,7 @@ class AnalysisRequest(Frozen):
     asks_link: bool = False  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     asks_fabric: bool = False  # "do I need InfiniBand?": the training run over 100 GbE between servers (analysis.fabric)
     asks_kv_token: bool = False  # "how much KV cache per token?": one token's cache over all layers, first
+    asks_kv_capacity: bool = False  # "how many tokens of KV cache on 2× H100?": the pool the engine reserves, first
     asks_tokens_per_day: bool = False  # "how many tokens a day can it generate?": the output at full load × 86,400 s
     asks_power: bool = False  # "what is its power draw / electricity cost?": the option's power and yearly energy
     asks_launch: bool = False  # "启动命令怎么写": the engine's launch line for the configuration, first

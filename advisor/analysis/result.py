@@ -188,6 +188,7 @@ class Analysis(msgspec.Struct):
     link: LinkShare | None = None  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     fabric: FabricNeed | None = None  # "do I need InfiniBand?": the run over 100 GbE between servers (analysis.fabric)
     asks_kv_token: bool = False  # "how much KV cache per token?": that first (render.lead.kv_token_lead)
+    asks_kv_capacity: bool = False  # "KV cache capacity in tokens?": that first (render.figure_leads.kv_capacity_lead)
     asks_tokens_per_day: bool = False  # "how many tokens a day?": the output at full load, first (render.lead)
     asks_power: bool = False  # "its power draw / electricity?": the option's power and yearly energy, first
     asks_launch: bool = False  # "the launch command?": the option's launch line, first

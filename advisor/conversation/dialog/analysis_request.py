@@ -26,7 +26,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_cheapest: bool = False, asks_minimum: bool = False, asks_api: bool = False,
                      api_provider: str | None = None,
                      asks_monthly: bool = False, asks_fabric: bool = False,
-                     asks_kv_token: bool = False, asks_tokens_per_day: bool = False,
+                     asks_kv_token: bool = False, asks_kv_capacity: bool = False, asks_tokens_per_day: bool = False,
                      asks_power: bool = False, asks_launch: bool = False,
                      asks_train_speed: bool = False, asks_full_load: bool = False,
                      asks_rps: bool = False, asks_p99: bool = False, asks_fits: bool = False, asks_oom: bool = False,
@@ -51,7 +51,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         capacity_count=s.gpu_count if s.capacity is not None and s.gpu_count and 1 < s.gpu_count <= 1024
         and not s.existing and not s.candidates and s.device is None else None,  # "two 24GB cards"
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
-        asks_fabric=asks_fabric, asks_kv_token=asks_kv_token, asks_tokens_per_day=asks_tokens_per_day,
+        asks_fabric=asks_fabric, asks_kv_token=asks_kv_token, asks_kv_capacity=asks_kv_capacity, asks_tokens_per_day=asks_tokens_per_day,
         asks_power=asks_power, asks_launch=asks_launch, asks_train_speed=asks_train_speed,
         asks_full_load=asks_full_load, asks_rps=asks_rps, rate_period_s=rate_period_s, asks_p99=asks_p99,
         asks_e2e=asks_e2e, asks_plan=asks_plan, asks_ttft=asks_ttft, asks_speculation=asks_speculation,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog.machine import default_weights
@@ -283,6 +284,11 @@ def _training_verdict(options: list[dict[str, Any]], name: Any, book: Book, lang
         return book.num(f"training wall-clock on {name(o)}", wall, "days", SRC, 1 if wall < 100 else 0,
                         suffix=t("slot.days", lang))
 
+    if len(fit) == len(runs) >= 2 and len({o["gpu"] for o in fit}) == 1 and not deadline:
+        # "would doubling from 512 to 1024 H100s halve the time?": one card at two counts is a question of scaling
+        scaled = _scaling_verdict(fit, name, days, book, lang)
+        if scaled is not None:
+            return scaled + _ruled_out(fit[0], name(fit[0]), lang)
     if faster and len(fit) >= 2 and not deadline:
         a, b = fit[0], fit[-1]
         ratio = float(b["throughput"]["wall_s"]) / float(a["throughput"]["wall_s"])
@@ -403,3 +409,35 @@ def _faster(fit: list[dict[str, Any]], name: Any, book: Book) -> tuple[dict[str,
     y = book.num(f"tokens/s per user on {name(b)}", sb, "tokens/s", src_b, 0 if sb >= 10 else 1, suffix="tokens/s")
     r = book.num(f"speed ratio {name(a)} / {name(b)}", sa / sb, "ratio", "ratio of the two speeds", 1, suffix="")
     return a, b, x, y, r
+
+
+def one_card_counts(options: list[dict[str, Any]]) -> bool:
+    """Whether the configurations are one card at two or more counts, each a training run that fits."""
+    runs = [o for o in options if o.get("fits") and (o.get("throughput") or {}).get("wall_s")]
+    return len(runs) == len(options) >= 2 and len({o["gpu"] for o in runs}) == 1 \
+        and len({int(o.get("count") or 1) for o in runs}) >= 2
+
+
+def _scaling_verdict(fit: list[dict[str, Any]], name: Callable[[dict[str, Any]], str],
+                     days: Callable[[dict[str, Any]], str], book: Book, lang: str) -> str | None:
+    """One card at two or more counts, each planned for the same run ("would doubling from 512 to 1024 H100s halve
+    the time?"): the fewest against the most, their wall-clocks, the speed-up beside the ratio of the GPUs, their
+    quotient (scaling efficiency: 100 % halves the time when the GPUs double) and each run's GPU-hours. None when
+    the counts are equal."""
+    by_count = sorted(fit, key=lambda o: int(o.get("count") or 1))
+    a, b = by_count[0], by_count[-1]
+    na, nb = int(a.get("count") or 1), int(b.get("count") or 1)
+    if na == nb:
+        return None
+    pair = f"{name(b)} vs {name(a)}"
+    gpus = nb / na
+    speedup = float(a["throughput"]["wall_s"]) / float(b["throughput"]["wall_s"])
+    g = book.num(f"ratio of GPUs {pair}", gpus, "ratio", "computed: the two counts", 2, suffix="")
+    sp = book.num(f"speed-up {pair}", speedup, "ratio", "computed: ratio of the two wall-clock times", 2, suffix="")
+    eff = book.num(f"scaling efficiency {pair}", 100 * speedup / gpus, "%", "computed: speed-up ÷ ratio of GPUs", 0)
+
+    def hours(o: dict[str, Any]) -> str:
+        return book.num(f"GPU-hours on {name(o)}", float(o["throughput"]["gpu_hours"]), "GPU-hours", SRC, 0, suffix="")
+
+    return t("compare.train.scaling", lang, na=name(a), nb=name(b), da=days(a), db=days(b), g=g, sp=sp, eff=eff,
+             ha=hours(a), hb=hours(b))

@@ -451,6 +451,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                # a per-token or per-user speed target read this turn, in whatever words, asks
                                # whether the speed meets it: the answer opens with the speed against it
                                asks_speed=not workload.is_training and (asks("speed", text) or slots.tpot_ms is not None
+                                                                        or asks("full_load", text)
                                                                         or (intent == "compare" and faster_asked(text))
                                                                         or (slots.empty and state.answered > 0
                                                                             and bool(_FIGURE_WORDS.search(text.lower())))),
@@ -477,7 +478,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                variants=read_variants(text),
                                asks_servers=asks("servers", text), asks_link=asks("link", text),
                                asks_fabric=workload.is_training and asks("fabric", text),
-                               asks_kv_token=asks("kv_token", text), asks_power=asks("power", text),
+                               asks_kv_token=asks("kv_token", text),
+                               asks_kv_capacity=not workload.is_training and asks("kv_capacity", text), asks_power=asks("power", text),
                                asks_launch=not workload.is_training and asks("launch", text),
                                asks_tokens_per_day=not workload.is_training and slots.tokens_per_day is None
                                and asks("tokens_per_day", text),

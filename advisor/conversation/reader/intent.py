@@ -408,6 +408,12 @@ _FABRIC_QUESTION = re.compile(
 _KV_PER_TOKEN = words(zh=r"(?:每个|每|单个|一个)\s*token[^，。？?]{0,10}kv|kv\s*(?:cache|缓存)?[^，。？?]{0,12}(?:每个|每|单个|一个)\s*token",
                       en=r"kv[\s-]*cache[^?!\n]{0,40}(?:per|each|a single|one|1)[\s-]token|per[\s-]token[^?!\n]{0,24}kv(?![a-z])|"
                          r"kv[\s-]*(?:cache\s+)?(?:size|bytes|memory)\s+(?:of|for)\s+(?:one|a|each|1|a single)\s+token")
+# "What's the KV cache capacity in tokens on 2x H100?", "KV 缓存能放多少 token": the pool the engine reserves, first
+_KV_CAPACITY = words(zh=r"kv\s*(?:cache|缓存)\s*(?:能|可以|最多)?\s*(?:放|存|装|容纳|存下|放下)?\s*(?:多少|几)\s*(?:万|个)?\s*tokens?|"
+                        r"kv\s*(?:cache|缓存)\s*(?:的)?\s*(?:容量|总量|空间)",
+                     en=r"kv[\s-]*cache (?:capacity|pool|budget|space)|how many tokens (?:of|in|does|can|will|would|fit)"
+                        r"[^?!\n]{0,30}kv|kv[\s-]*cache[^?!\n]{0,30}(?:in tokens|how many tokens)|"
+                        r"tokens? (?:of|in) (?:the )?kv[\s-]*cache")
 # "How many tokens per day can 1 H100 generate?", "一天能生成多少 token": the daily output at full load, first
 _TOKENS_PER_DAY = words(zh=r"(?:每天|一天|每日|一日)(?:下来)?\s*(?:最多)?\s*(?:能|可以)?\s*(?:生成|输出|产出|处理|吞吐|跑|出|吐)?\s*(?:多少|几)\s*"
                            r"(?:亿|万|百万)?\s*(?:个)?\s*tokens?|(?:多少|几)\s*(?:亿|万)?\s*tokens?\s*(?:每天|一天|/\s*天)",
@@ -432,6 +438,8 @@ _MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高
 # A throughput asked with no load stated ("what throughput can 8× H100 reach?", "吞吐能到多少") is the full-load figure
 # too: the lead takes it only where no concurrency was said (render.lead)
 _FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发|高负载|高并发下|最大吞吐|吞吐(?:量)?(?:上限|极限|最高|最大)|峰值吞吐|极限吞吐|"
+                      r"吞吐(?:量)?\s*(?:就)?\s*(?:不再|不会再|不能再)?\s*(?:增加|增长|上升|提升)?\s*(?:饱和|见顶|到顶|封顶|上不去)|"
+                      r"吞吐(?:量)?\s*(?:就)?\s*(?:不再|不会再)\s*(?:增加|增长|上升|提升)|"
                       r"吞吐(?:量)?\s*(?:能|可以|最多|大概|大约|最高)?\s*(?:到|达到|跑到|做到|有|是)?\s*(?:多少|多高|多大|几)|"
                       r"(?:多少|多大|多高)的?\s*吞吐",
                    en=r"(?<![a-z])(?:at|under|with) (?:high|heavy) (?:load|utili[sz]ation|traffic|concurrency)|"
@@ -442,7 +450,11 @@ _FULL_LOAD = words(zh=r"满载|跑满|打满|满负荷|满负载|满并发|高�
                    r"overall |output )?(?:token )?throughput(?! per (?:user|request|sequence|stream))|"
                    r"throughput (?:can|could|will|would|does|do|might) (?:[a-z0-9.×x-]+ ){0,4}(?:reach|achieve|get|hit|do|"
                    r"deliver|sustain|manage|push)|(?<![a-z])(?:aggregate|combined) (?:output )?(?:tokens?/s|tok/s|"
-                   r"tokens? (?:per|a) second)")
+                   r"tokens? (?:per|a) second)|"
+                   # "at what point does adding users stop increasing throughput?", "where does throughput plateau?"
+                   r"stops? (?:increasing|growing|scaling|rising|improving) (?:the )?(?:total |aggregate |overall )?throughput|"
+                   r"throughput (?:stops? (?:increasing|growing|scaling|rising)|plateaus?|levels? off|flattens|peaks|tops out)",
+                   )
 # "how many requests per second can it handle?", "每秒能处理多少请求", "能支撑多少 QPS": the request rate it sustains
 _RPS_QUESTION = words(zh=r"每(?:秒|分钟|小时|天)(?:钟)?(?:能|可以|最多)?(?:处理|承载|支持|支撑|扛|接|响应|服务)?(?:住)?(?:多少|几)(?:个|次)?(?:请求|查询|调用)|"
                          r"(?:qps|rps)\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)|(?:多少|几)\s*(?:的)?\s*(?:qps|rps)",
@@ -486,13 +498,13 @@ _OOM = words(zh=r"爆显存|显存溢出|撑爆|(?:会不会|会|能不能|可�
              en=r"(?<![a-z])oom(?:s|ing|ed)?(?![a-z])|out[\s-]of[\s-]memory|run out of (?:gpu )?(?:memory|vram)|"
                 r"(?:memory|vram) (?:blow|run)s? (?:up|out)")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
-                   "cheapest", "fabric", "kv_token", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
+                   "cheapest", "fabric", "kv_token", "kv_capacity", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
                    "p99", "fits", "oom", "e2e", "global_batch", "minimum", "api"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
     "value": _VALUE_QUESTION, "why_count": _WHY_COUNT, "cheapest": _CHEAPEST, "fabric": _FABRIC_QUESTION,
-    "kv_token": _KV_PER_TOKEN, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
+    "kv_token": _KV_PER_TOKEN, "kv_capacity": _KV_CAPACITY, "tokens_per_day": _TOKENS_PER_DAY, "power": _POWER,
     "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
     "p99": _P99, "fits": _FITS, "oom": _OOM, "e2e": _E2E_QUESTION,
     "global_batch": _GLOBAL_BATCH, "minimum": _MINIMUM_CONFIG, "api": _API_VS_SELF,

@@ -71,7 +71,8 @@ _FULL_TRAINING_CUE = re.compile(r"(?<![a-z])(?:fsdp2?|torchtitan|megatron|mfu|hf
                                 r"fp8[\s-]*(?:training|train)|(?:training|train)\s+(?:in|with)\s+fp8|"
                                 r"(?:fp8|bf16)\s*(?:vs\.?|versus|比|对比|相比|instead of|而不是|还是|or|and|和)\s*(?:the\s*)?(?:fp8|bf16)")
 # a training framework named with no training word ("FSDP2 with float8 on 8 H100?", "Megatron on 64 A100"): its run
-_FRAMEWORK = re.compile(r"(?<![a-z])(?:fsdp2?|torchtitan|megatron(?:[\s-]*(?:lm|core))?|deepspeed|nemo)(?![a-z])")
+_FRAMEWORK = re.compile(r"(?<![a-z])(?:fsdp2?|torchtitan|megatron(?:[\s-]*(?:lm|core))?|deepspeed)(?![a-z])")  # (not
+# NeMo: Mistral NeMo is a model)
 _INFER = re.compile(
     r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
     r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])(?<!the )(?<!a )(?<!this )(?<!that )(?<!training )run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"

@@ -1,4 +1,5 @@
-"""Leads that answer one figure of the job: its KV cache per token, and the tokens a configuration makes in a day."""
+"""Leads that answer one figure of the job: its KV cache per token, the KV cache a configuration holds, and the tokens
+it makes in a day."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.labels import format_label
-from advisor.conversation.render.options_table import opt_name
+from advisor.conversation.render.options_table import ENGINE_LABELS, opt_layout, opt_name
 from advisor.estimator.kv_cache import kv_bytes_per_token_layer, kv_cache_bytes
 from knowledge.messages import t
 from knowledge.quantities import UNIT_BYTES, Bytes
@@ -60,3 +61,48 @@ def tokens_per_day_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Le
     ctx = book.tokens("context", ev.workload.context, SRC_DAY, lang)
     text = t("lead.tokens_per_day", lang, day=day, name=opt_name(o, book), tps=tps, n=n, ctx=ctx)
     return fs.Lead(text, None, f"output tokens a day at full load on {on}")
+
+
+SRC_KV_POOL = ("advisor.estimator.engine_memory.engine_kv_budget (vLLM / SGLang start-up: memory fraction − weights − "
+               "activations − runtime) or the memory estimate's headroom ÷ KV bytes per token per GPU")
+
+
+def kv_capacity_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"What's the KV cache capacity in tokens on 2× H100?": the tokens of KV cache one copy of the model holds on
+    the configuration, as vLLM and SGLang reserve it at start-up (`engine_kv_budget`: their memory fraction of
+    the card less weights, activations and runtime; the figure their logs print as "GPU KV cache size"), else the
+    memory estimate's headroom over the KV bytes of one token on one GPU; and how many requests of the context that
+    is at once. None when the configuration does not hold the model."""
+    from advisor.estimator.engine_memory import engine_kv_budget  # start-up: only this question reads the engines
+    from knowledge.catalog import load_catalog
+
+    if not o.fits:
+        return None
+    model, w, lay = ev.model, o.sized_workload or ev.workload, o.layout
+    ctx = max(1, w.context)
+    dpa = bool(lay.attention_dp)
+    gpu = load_catalog().gpu(o.gpu)
+    engine = lay.engine or "vllm"  # (a serving option always names its engine)
+    budget = engine_kv_budget(engine, model, gpu, tp=lay.tp, weights=lay.weights, kv=lay.kv,
+                              max_model_len=ctx, attention_dp=dpa) if lay.pp <= 1 else None
+    per_token = max(1, kv_cache_bytes(model, ctx, 1, lay.kv, lay.tp, pp=lay.pp, attention_dp=dpa) // ctx)
+    if budget is not None and budget.kv_tokens > 0:
+        tokens, pool = budget.kv_tokens, Bytes(budget.kv_cache_bytes)
+        how = t("lead.kv_capacity.engine", lang, engine=ENGINE_LABELS.get(engine, engine),
+                frac=f"{budget.fraction:.2f}")
+    else:
+        pool = o.usable - (o.per_gpu.total - o.per_gpu.kv_cache)
+        if pool.n <= 0:
+            return None
+        tokens, how = pool.n // per_token, t("lead.kv_capacity.estimate", lang)
+    copies = max(1, lay.dp or 1)
+    on = f"{o.count}× {o.gpu_name}"
+    total = book.tokens(f"tokens of KV cache on {on}", tokens * copies, SRC_KV_POOL, lang)
+    gib = book.gib(f"KV cache per GPU on {on}", pool, SRC_KV_POOL)
+    unit = "MiB" if per_token >= 2**20 else "KiB"
+    each = book.num(f"KV cache per token per GPU on {on}", per_token / UNIT_BYTES[unit], unit, SRC_KV,
+                    0 if per_token / UNIT_BYTES[unit] >= 100 else 1)
+    n = book.count(f"requests of the context at once on {on}", tokens * copies // ctx, "sequences", SRC_KV_POOL)
+    text = t("lead.kv_capacity", lang, name=opt_name(o, book), total=total, lay=opt_layout(o, lang, book),
+             gib=gib, each=each, how=how, n=n, ctx=book.tokens("context", ctx, SRC_KV_POOL, lang))
+    return fs.Lead(text, None, f"tokens of KV cache on {on}")

@@ -121,6 +121,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     cap = state.slots.capacity
     if ev.asks_kv_token and ev.model is not None:  # "how much KV cache per token?": that, first
         return figure_leads.kv_token_lead(ev, book, lang)
+    if getattr(ev, "asks_kv_capacity", False) and asked is not None:  # "KV cache capacity in tokens on 2× H100?"
+        led_pool = figure_leads.kv_capacity_lead(asked, ev, book, lang)
+        if led_pool is not None:
+            return led_pool
     plan_of = asked if asked is not None and asked.fits and asked.layout.planned is not None else None
     if ev.asks_plan and plan_of is not None:  # "what global batch and parallelism?": the plan, first
         return training_lead.plan_lead(plan_of, ev, book, lang)
@@ -291,10 +295,6 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return led
     if (intent == "compare" and len(users) >= 2) or (intent in ("feasibility",) and len(users) >= 2):
         led = fs.compare_lead(users, ev, book, lang)
-        scaled = training_lead.scaling_lead(users, ev, book, lang)  # "512 → 1024 H100: half the time?": that first
-        if scaled is not None:
-            scaled.text += t("sentence.gap", lang) + led.text
-            return scaled
         if intent == "feasibility":
             led.verdict = "yes" if any(u.fits for u in users) else "no"
         return led

@@ -153,29 +153,3 @@ def pinned_text(pins: PinnedLayout, book: Book, lang: str) -> str:
     """The degrees the user gave, as the layout column writes them ("TP 8, PP 4"; "TP 8、PP 4"), booked as theirs."""
     return book.text(pins.text(t("list.sep", lang)), "parallel layout you gave", SRC_USER)
 
-
-def scaling_lead(users: list[Option], ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
-    """"Would doubling from 512 to 1024 H100s halve the time?": two counts of one card, each planned for the same
-    run, read against each other: the wall-clocks, the speed-up beside the ratio of the GPUs, their quotient (the
-    scaling efficiency: 100 % halves the time when the GPUs double) and the GPU-hours of each. None unless the
-    configurations are two or more counts of one card that all hold the training job."""
-    if not ev.workload.is_training or len(users) < 2 or len({o.gpu for o in users}) != 1:
-        return None
-    runs = sorted((o for o in users if o.fits and o.training is not None and o.training.wall.s > 0),
-                  key=lambda o: o.count)
-    if len(runs) != len(users) or runs[0].count == runs[-1].count:
-        return None
-    a, b = runs[0], runs[-1]
-    pair = f"{b.count} vs {a.count}× {a.gpu_name}"
-    gpus = b.count / a.count
-    speedup = a.training.wall.ratio(b.training.wall)  # type: ignore[union-attr]
-    g = book.num(f"ratio of GPUs {pair}", gpus, "ratio", "computed: the two counts", 2, suffix="")
-    sp = book.num(f"speed-up {pair}", speedup, "ratio", "computed: ratio of the two wall-clock times", 2, suffix="")
-    eff = book.num(f"scaling efficiency {pair}", 100 * speedup / gpus, "%", "computed: speed-up ÷ ratio of GPUs", 0)
-    h0 = book.num(f"GPU-hours on {a.count}× {a.gpu_name}", a.training.gpu_hours, "GPU-hours", SRC_TRAINING, 0,  # type: ignore[union-attr]
-                  suffix="")
-    h1 = book.num(f"GPU-hours on {b.count}× {b.gpu_name}", b.training.gpu_hours, "GPU-hours", SRC_TRAINING, 0,  # type: ignore[union-attr]
-                  suffix="")
-    text = t("lead.scaling", lang, a=a.count, b=b.count, gpu=a.gpu_name, d0=opt_days(a, book, lang),
-             d1=opt_days(b, book, lang), g=g, sp=sp, eff=eff, h0=h0, h1=h1)
-    return fs.Lead(text, None, f"speed-up {pair}")
