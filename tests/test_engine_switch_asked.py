@@ -77,3 +77,15 @@ def test_most_and_largest_elsewhere_ask_no_user_count(text: str) -> None:
     from advisor.conversation.reader.intent import asks
 
     assert not asks("users", text)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Compare SGLang and vLLM throughput for Llama-3.1-8B on one H100 at 128 concurrent requests", "en"),
+    ("vLLM 和 SGLang 跑 Llama-3.1-8B，一张 H100，128 并发，谁吞吐高？", "zh"),
+])
+def test_engines_keep_their_weights_with_an_fp8_kv_cache_under_load(text: str, lang: str) -> None:
+    """128 users of 4k tokens do not fit one H100 with a 16-bit KV cache next to BF16 weights; an FP8 KV cache
+    holds them (the recommender's own change), so each engine is compared at BF16 weights with it, not at 4 bits."""
+    first = answer(text, lang).split("\n")[0]
+    kv = "BF16 weights, FP8 KV cache" if lang == "en" else "BF16 权重、FP8 KV 缓存"
+    assert first.count(kv) == 2 and "INT4" not in first, first

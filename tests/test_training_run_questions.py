@@ -91,8 +91,28 @@ def test_the_pipeline_bubble_is_given_with_the_plan(text: str, lang: str) -> Non
     first = answer(text, lang).split("\n")[0]
     m = re.search(r"(?:idles|每步的) ([\d.]+) %", first)
     assert m, first
-    pp, v, micro = (int(x) for x in re.search(r"PP (\d+)[,、]\s*(?:每卡 )?(\d+) (?:virtual|个虚拟).*?(\d+) (?:micro|个微批)",
-                                              first).groups())
+    pp, v, micro = (int(x) for x in re.search(r"PP (\d+)[,、].*?v = (\d+).*?m = (\d+)", first).groups())
     assert pp == 16
     # 1F1B interleaved: (PP − 1)/(v·m) of the compute, as a share of the step
     assert float(m.group(1)) == pytest.approx(100 * (pp - 1) / (v * micro) / (1 + (pp - 1) / (v * micro)), abs=0.15)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Should I use DualPipe for training DeepSeek-V3 on 256 H800?", "en"),
+    ("用 DualPipe 训练 DeepSeek-V3，2048 张 H800，流水线怎么排？", "zh"),
+])
+def test_a_pipeline_schedule_named_is_answered_with_the_plan(text: str, lang: str) -> None:
+    """DualPipe named: a pre-training plan (not the LoRA default), the schedule the planner chose and its bubble
+    first. DualPipe's bubble, (PP/2 − 1)(F&B + B − 3W) against 1F1B's (PP − 1)(F + B), is about a third of 1F1B's;
+    where the planner keeps 1F1B (DualPipe holds two copies of each stage's parameters) the answer says so."""
+    first = answer(text, lang).split("\n")[0]
+    assert "LoRA" not in first, first
+    sched = re.search(r"(?:of its |用 `)(DualPipe|interleaved 1F1B|1F1B)", first)
+    assert sched, first
+    pct = float(re.search(r"(?:idles|每步的) ([\d.]+) %", first).group(1))
+    pp, v, micro = (int(x) for x in re.search(r"PP (\d+)[,、].*?v = (\d+).*?m = (\d+)", first).groups())
+    one_f_one_b = 100 * (pp - 1) / (v * micro)
+    if sched.group(1) == "DualPipe":
+        assert 0 < pct < 0.5 * one_f_one_b
+    else:
+        assert pct == pytest.approx(one_f_one_b / (1 + one_f_one_b / 100), abs=0.15)

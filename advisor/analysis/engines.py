@@ -45,17 +45,20 @@ def engine_formats(engine: str, gpu: GpuSpec) -> tuple[str, ...]:
 
 
 def engine_run(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, engine: str,
-               stated_weights: str | None = None, attention_dp: bool = False) -> EngineRun:
+               stated_weights: str | None = None, attention_dp: bool = False, kv_stated: bool = True) -> EngineRun:
     """`engine` on `count` × `gpu`: the most precise of its formats (no more precise than the checkpoint) that fits,
     and its decode speed there; weights "" when none fits. `attention_dp`: the configuration runs an MLA model's
     attention data-parallel (the recommender's layout), which the server engines offer (vLLM and SGLang
-    --enable-dp-attention, TensorRT-LLM enable_attention_dp) and llama.cpp and transformers do not."""
+    --enable-dp-attention, TensorRT-LLM enable_attention_dp) and llama.cpp and transformers do not. `kv_stated`
+    False: a server engine that holds the load only with an FP8 KV cache (--kv-cache-dtype fp8) keeps its weights
+    at that format, as the recommender's own change does, before a less precise weight format is tried."""
     own = default_inference_format(model)
     formats = [stated_weights] if stated_weights else [
         f for f in engine_formats(engine, gpu) if bits_per_weight(f) <= bits_per_weight(own)]
     dpa = attention_dp and engine in SERVER_ENGINES
-    for fmt in formats:
-        w = replace(workload, weights=fmt, engine=engine, gpus=count, tp=count, nodes=1, attention_dp=dpa)
+    kvs = [workload.kv] + (["fp8"] if not kv_stated and engine in SERVER_ENGINES and workload.kv != "fp8" else [])
+    for fmt, kv in ((f, k) for f in formats for k in kvs):
+        w = replace(workload, weights=fmt, kv=kv, engine=engine, gpus=count, tp=count, nodes=1, attention_dp=dpa)
         try:
             est = estimate_memory(model, w, gpu)
             if not sized(est, gpu):
@@ -64,7 +67,7 @@ def engine_run(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, e
         except (AdvisorError, ValueError):
             continue
         return EngineRun(engine, gpu.id, gpu.name, count, fmt, est.per_gpu.total, est.usable_bytes(gpu),
-                         per_user, total, ttft)
+                         per_user, total, ttft, kv=kv if kv != workload.kv else "")
     return EngineRun(engine, gpu.id, gpu.name, count, "")
 
 
@@ -90,7 +93,8 @@ def engine_runs(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
         return []
     gpu = catalog.gpu(o.gpu)
     stated = request.workload.weights if "weights" in request.stated else None
+    kv_stated = "kv" in request.stated
     return timed(steps, "compare_engines", {"gpu": gpu.id, "count": o.count, "engines": list(request.engines)},
-                 lambda: [engine_run(model, request.workload, gpu, o.count, e, stated, o.layout.attention_dp)
+                 lambda: [engine_run(model, request.workload, gpu, o.count, e, stated, o.layout.attention_dp, kv_stated)
                           for e in request.engines],
                  lambda r: "; ".join(f"{x.engine}: {x.weights or 'does not fit'} {x.tokens_per_s:.0f} tok/s" for x in r))

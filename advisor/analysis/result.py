@@ -96,6 +96,7 @@ class EngineRun(msgspec.Struct):
     tokens_per_s: float = 0.0  # decode tokens/s per sequence at the asked concurrency
     tokens_per_s_total: float = 0.0  # all sequences together
     ttft_s: float = 0.0  # median time to first token at that load (0: not computed)
+    kv: str = ""  # the KV-cache format when the engine holds the load only with one other than asked ("fp8")
 
 
 class PinnedNote(msgspec.Struct):

@@ -411,11 +411,14 @@ def _faster(fit: list[dict[str, Any]], name: Any, book: Book) -> tuple[dict[str,
     return a, b, x, y, r
 
 
-def one_card_counts(options: list[dict[str, Any]]) -> bool:
-    """Whether the configurations are one card at two or more counts, each a training run that fits."""
-    runs = [o for o in options if o.get("fits") and (o.get("throughput") or {}).get("wall_s")]
-    return len(runs) == len(options) >= 2 and len({o["gpu"] for o in runs}) == 1 \
-        and len({int(o.get("count") or 1) for o in runs}) >= 2
+def one_card_counts(options: list[dict[str, Any]], named: list[dict[str, Any]] | None) -> bool:
+    """Whether the question names one card at two or more counts ("from 512 to 1024 H100s") and each is a training
+    run that fits (the options the answer adds beside them do not count)."""
+    asked = {(h["gpu"], int(h.get("count") or 1)) for h in named or [] if h.get("gpu") and h.get("count")}
+    if len(asked) < 2 or len({g for g, _ in asked}) != 1:
+        return False
+    runs = [o for o in options if (o["gpu"], int(o.get("count") or 1)) in asked]
+    return len(runs) == len(asked) and all(o.get("fits") and (o.get("throughput") or {}).get("wall_s") for o in runs)
 
 
 def _scaling_verdict(fit: list[dict[str, Any]], name: Callable[[dict[str, Any]], str],

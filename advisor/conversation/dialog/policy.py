@@ -564,7 +564,7 @@ def apply(request: dict[str, Any], turn: Turn, catalog: Catalog, lang: str, text
             # a claim with no job in it is answered by its verdict alone, not followed by "no workload found"
             rest = turn.answer.replace(say("nonsense", lang), "").strip()
             turn.answer = first + ("\n\n" + rest if rest else "")
-    elif (act == "compare" or (act == "feasibility" and compare.one_card_counts(turn.options))) and turn.options \
+    elif (act == "compare" or (act == "feasibility" and compare.one_card_counts(turn.options, request.get("hardware")))) and turn.options \
             and text and not turn.answer.startswith("**"):  # ("would doubling to 1024 H100s halve it?": the scaling)
         book = Book()  # "which is faster, an L40S or an A100?": the answer to that criterion first
         deadline = any(v.get("name") == "deadline_days" for v in request.get("limits", []))

@@ -78,7 +78,9 @@ _PER_BEFORE = re.compile(r"(?:每|(?<![a-z])per|/)\s*$")
 _IN_OUT_AFTER = re.compile(r"\s*(?:in|input)\s*(?:[,/;]|and)?\s*\d+(?:\.\d+)?\s*k?\s*(?:tokens?\s*)?(?:out|output)(?![a-z])")
 _LENGTH_AFTER_WORD = re.compile(rf"(?<![a-z\d])(?P<word>{_PROMPT_WORD}|{_OUTPUT_WORD}){_LENGTH_VALUE.format('n')}")
 _RATE_AFTER = re.compile(r"\s*(?:/\s*(?:s|sec|second)|(?:per|an?|each|every)\s+sec(?:ond)?|/\s*秒|每秒)(?![a-z])")
-_PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:的)?(?:输入|提示词?))(?![a-z])")
+_PROMPT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:prompts?|inputs?|questions?|(?:the\s+)?(?:documents?|docs?|files?|"
+                           r"articles?|reports?|contracts?|transcripts?|pdfs?|papers?|codebases?)|(?:的)?(?:输入|提示词?|文档|"
+                           r"文章|报告|合同|论文|文件))(?![a-z])")
 # (after "N tokens" only: "a 10-token label", "200-token summaries"; "500 summaries" is a count)
 _OUTPUT_AFTER = re.compile(r"^[\s-]*(?:long\s+)?(?:outputs?|answers?|responses?|completions?|repl(?:y|ies)|generations?|"
                            r"labels?|summar(?:y|ies)|tags?|classifications?|categor(?:y|ies)|titles?|verdicts?|"

@@ -479,7 +479,8 @@ _GLOBAL_BATCH = words(zh=r"全局\s*(?:batch|批)|global\s*batch|并行策略|�
                       en=r"global[\s-]*batch|(?<![a-z])gbs(?![a-z])|(?:what|which) (?:parallelism|parallel layout|layout|"
                          r"sharding)|parallelism (?:would|should|do) (?:you|i|we)|how (?:would|should) (?:you|i|we) "
                          r"(?:shard|split|parallel)|(?<![a-z])(?:tp|pp|dp|ep)\s*/\s*(?:tp|pp|dp|ep|cp)(?![a-z])|"
-                         r"parallel(?:ism)? (?:strategy|config(?:uration)?|plan|degrees?)|(?:pipeline )?bubble")
+                         r"parallel(?:ism)? (?:strategy|config(?:uration)?|plan|degrees?)|(?:pipeline )?bubble|"
+                         r"dual[\s-]*pipe|zero[\s-]*bubble|(?<![a-z0-9])1f1b(?![a-z0-9])")
 # the period a request-rate question counts in ("requests per minute", "每小时多少请求"): seconds per period
 _RATE_PERIOD = ((re.compile(r"(?:per|a|an|each|/) ?(?:minute|min)\b|(?<![a-z])rpm(?![a-z])|每分钟"), 60),
                 (re.compile(r"(?:per|an|a|each|/) ?(?:hour|hr)\b|每小时"), 3600),
@@ -553,7 +554,7 @@ _ENGINE_NAMES = (("vllm", r"vllm"), ("llama.cpp", r"llama\.?cpp|ollama|lm studio
                  ("trtllm", r"tensorrt[\s_-]*llm|trt[\s_-]*llm"), ("transformers", r"(?<![a-z])transformers(?![a-z])"))
 _ENGINE_COMPARE = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|faster|slower|quicker|better|compare[ds]?|comparison|"
                              r"switch(?:ing|ed)?|mov(?:e|ing)|migrat(?:e|ing|ion)|instead|rather than|replac(?:e|ing)|"
-                             r"gains?|difference|differ)(?![a-z])|哪个|还是|对比|比较|更快|谁快|快还是|换成|换到|改用|"
+                             r"gains?|difference|differ)(?![a-z])|哪个|还是|对比|比较|更快|谁|快还是|换成|换到|改用|更好|更高|"
                              r"切换|迁移|替换|区别|差多少|提升多少")
 
 

@@ -63,7 +63,9 @@ _TRAIN = re.compile(r"训练|(?<![培教集军家校特])训(?![练诫斥话])|(
 # a training plan asked ("global batch", "TP/PP/DP layout", "3D parallelism", "并行策略"): a pre-training run, with no
 # training word needed
 _PLAN_CUE = (r"global[\s-]*batch|全局\s*(?:batch|批)|(?<![a-z])(?:tp|pp|dp)\s*[/×x,、]\s*(?:tp|pp|dp)(?![a-z])|"
-             r"3d[\s-]*parallel|pipeline[\s-]*parallel|tensor[\s-]*parallel|并行策略|流水线并行|张量并行")
+             r"3d[\s-]*parallel|pipeline[\s-]*parallel|tensor[\s-]*parallel|并行策略|流水线并行|张量并行|"
+             # a pipeline schedule named ("should I use DualPipe?", "zero-bubble", "interleaved 1F1B"): the plan
+             r"dual[\s-]*pipe|zero[\s-]*bubble|(?<![a-z0-9])1f1b(?![a-z0-9])|流水线气泡|pipeline[\s-]*bubble")
 _PLAN = re.compile(_PLAN_CUE)
 _FULL_TRAINING_CUE = re.compile(r"(?<![a-z])(?:fsdp2?|torchtitan|megatron|mfu|hfu)(?![a-z])|model flops utili|算力利用率|"
                                 r"per[\s-]gpu|每卡|单卡每秒|" + _PLAN_CUE + "|"

@@ -45,7 +45,8 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         speed = book.num(f"decode tokens/s per user with {name} on {where}", r.tokens_per_s, "tokens/s",
                          SRC_THROUGHPUT, 0)
         mem = book.gib(f"memory per GPU with {name} on {where}", r.per_gpu)
-        fmt = format_label(r.weights, lang)
+        fmt = (t("acts.engine.fmt_kv", lang, fmt=format_label(r.weights, lang), kv=format_label(r.kv, lang)) if r.kv
+               else t("acts.engine.fmt", lang, fmt=format_label(r.weights, lang)))
         if getattr(ev, "asks_ttft", False) and r.ttft_s > 0:  # "compare the TTFT of vLLM and SGLang": theirs too
             ttft = book.latency(f"median time to first token with {name} on {where}", Seconds(r.ttft_s), SRC_THROUGHPUT)
             parts.append(t("acts.engine.run_ttft", lang, engine=name, speed=speed, ttft=ttft, fmt=fmt, mem=mem))

@@ -43,8 +43,9 @@ def plan_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
     run = o.training.planned if o.training is not None else None
     if run is not None and o.layout.pp > 1:  # a pipeline: the share of each step its bubble idles
         pct = book.num(f"pipeline bubble on {on}", 100 * run.bubble_fraction, "%", SRC_TRAINING, 1)
+        sched = "DualPipe" if "dualpipe" in run.layout else "interleaved 1F1B" if p.vpp > 1 else "1F1B"
         text += t("sentence.gap", lang) + t("lead.plan.bubble", lang, pct=pct, pp=o.layout.pp, vpp=p.vpp,
-                                            m=p.grad_accum)
+                                            m=p.grad_accum, sched=sched)
     return fs.Lead(text, None, f"global batch in tokens on {on}")
 
 
