@@ -65,6 +65,8 @@ def test_a_per_token_tail_is_given_at_the_percentile_asked(text: str, lang: str)
 @pytest.mark.parametrize("text", [
     "What's the largest concurrency Llama-3.1-70B on 8x H100 can serve while keeping TTFT under 300 ms?",
     "What is the highest number of users Qwen2.5-32B on 2 H100 can handle at 30 ms per token?",
+    "Give me the concurrency limit for Qwen2.5-32B on 2 A100 if each user needs 30 tokens/s",
+    "What's the user cap for Llama-3.1-8B on an L40S at 40 ms per token?",
 ])
 def test_the_largest_concurrency_for_a_target_is_the_limit(text: str) -> None:
     first = answer(text).split("\n")[0]

@@ -24,6 +24,7 @@ from advisor.analysis.load_answers import (
     held_sequences,
     load_at,
     load_change,
+    load_ladder,
     load_within_target,
     requests_per_s,
     speculation,
@@ -382,6 +383,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         chunked_prefill(request, model, catalog, steps, ev, one)
     if request.asks_ttft_ladder and workload.task == "inference":
         ttft_ladder(request, model, catalog, steps, ev, one)
+    if request.load_ladder and workload.task == "inference":  # "as concurrency goes 1, 8, 32, 128"
+        load_ladder(request, model, catalog, steps, ev, one)
     if workload.task == "inference" and request.asks_users and request.concurrency_given and ev.load is None:
         _users_held(request, model, catalog, steps, ev, one)
     if workload.task != "inference" or request.concurrency_given:

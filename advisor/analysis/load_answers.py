@@ -102,6 +102,31 @@ def ttft_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
         ev.ttft_ladder = {"option": asked, "users": users, "rows": rows}
 
 
+def load_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                one: Option | None) -> None:
+    """"How does latency change as concurrency goes 1, 8, 32, 128?": the configuration named (else the lead) simulated
+    at each load listed (`request.load_ladder`, ascending): `Analysis.load_ladder`, the rows in load order. A load
+    beyond what the KV cache holds queues for a slot (the simulation's `queued`), as in the answer's load line. When
+    the configuration does not hold the largest load as asked, the ladder runs on it as the answer's change makes it
+    hold the job (`Analysis.changed_config`: an FP8 KV cache, another format)."""
+    if len(request.load_ladder) < 3:
+        return
+    at = _asked_at_load(request, catalog, ev, one)
+    changed = ev.changed_config
+    if at is None and changed is not None and changed.fits:
+        at = changed, catalog.gpu(changed.gpu), 0
+    if at is None:
+        return
+    asked, gpu, _ = at
+    rows = []
+    for users in request.load_ladder:
+        load = load_at(request, model, gpu, asked, users, steps)
+        if not load:
+            return
+        rows.append((users, load))
+    ev.load_ladder = {"option": asked, "rows": rows}
+
+
 def load_change(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
                 lead: Option, load: dict[str, Any] | None = None) -> None:
     """"How much slower per user going from 50 to 100 users?": the configuration `ev.load` was simulated on (or

@@ -82,6 +82,7 @@ class AnalysisRequest(Frozen):
     asks_chunked: bool = False  # "does chunked prefill help TTFT?": the load with and without it
     asks_ttft_ladder: bool = False  # "how does TTFT change with prompt length?": the load at a ladder of prompts
     load_from: int | None = None  # "from 50 to 100 users": the load the change starts from (the workload's is the new)
+    load_ladder: tuple[int, ...] = ()  # "as concurrency goes 1, 8, 32, 128": each load simulated (the largest is the workload's)
     frameworks: tuple[str, ...] = ()  # "Megatron vs FSDP vs DeepSpeed?": the training run planned with each
     asks_plan: bool = False  # "what global batch and parallelism?": the planned run's layout and batch
     rate_period_s: Annotated[int, Meta(ge=1, le=86400)] = 1  # the period the rate is asked in: 60 "per minute"

@@ -42,6 +42,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         if s.claim is not None else None,
         concurrency_avg=s.concurrency_avg,
         load_from=s.load_from if workload.task == "inference" and s.load_from != workload.concurrency else None,
+        load_ladder=s.load_ladder if workload.task == "inference" and s.load_ladder else (),
         job_requests=s.job_requests if workload.task == "inference" else None,
         concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None
         or (s.batch is not None and workload.task == "inference") or volume_rate(s) is not None,

@@ -146,6 +146,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
     if new.concurrency is not None:
         merged.concurrency_avg = new.concurrency_avg
         merged.load_from = new.load_from  # a change of load said with it ("from 50 to 100"), else none
+        merged.load_ladder = new.load_ladder  # loads listed with it ("1, 8, 32, 128"), else none
     if new.deadline_s is not None:  # "overnight" (its words said with the hours), or a duration without words
         merged.deadline_text = new.deadline_text
     if new.epochs is not None:  # "and 5 epochs?": the earlier dataset (tokens per epoch) passed over that many times

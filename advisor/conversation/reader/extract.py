@@ -37,7 +37,7 @@ from advisor.conversation.reader.electricity import read_electricity
 from advisor.conversation.reader.factors import read_relative
 from advisor.conversation.reader.lang import asked_lang
 from advisor.conversation.reader.layout import count_of_layout, read_layout
-from advisor.conversation.reader.load_change import read_load_change
+from advisor.conversation.reader.load_change import read_load_change, read_load_ladder
 from advisor.conversation.reader.name_index import build_index, representative_model
 from advisor.conversation.reader.names import read_capacity, read_claim, read_gpus, read_models
 from advisor.conversation.reader.numbers import cn_int, to_number
@@ -139,6 +139,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
         read_capacity(t, slots)
     # "from 50 to 100 users", "traffic triples from 30": a change of load with both ends, before the factors of a
     # follow-up ("double the users") and the concurrency, which it sets
+    read_load_ladder(t, slots)  # "as concurrency goes 1, 8, 32, 128": each load, the largest as the concurrency
     read_load_change(t, slots)
     read_relative(t, slots)  # before the amounts: "2x the GPUs", "tokens x3" are factors, not counts or amounts
     read_batch_job(t, slots, training)  # before the dataset: "50 万条数据" to run through a model is no training set

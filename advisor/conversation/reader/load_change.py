@@ -1,6 +1,8 @@
 """A change of load said in one breath: "going from 50 to 100 users", "at 100 users than at 50", "用户从 50 增加到
 100", "并发从 20 提高到 80". The new load is the concurrency asked about; the one it starts from is kept
-(`Slots.load_from`) so the answer can give both (advisor.analysis.load_answers.load_change)."""
+(`Slots.load_from`) so the answer can give both (advisor.analysis.load_answers.load_change). Three or more loads
+listed ("as concurrency goes 1, 8, 32, 128", "at 1/10/100 users", "并发 1、8、32、128 时") are a ladder
+(`Slots.load_ladder`), each simulated (load_answers.load_ladder); the concurrency is the largest."""
 
 from __future__ import annotations
 
@@ -43,6 +45,35 @@ _FACTORS = [
     re.compile(rf"{_FACTOR}\s+(?:the\s+)?(?:{_WHO}|traffic|load|concurrency)\s+from\s+(?P<a>{_N})(?![\d,])"),
     re.compile(rf"{_ZH_WHO}\s*(?:数|量)?\s*从\s*(?P<a>{_N})\s*(?:个|位|路|人)?\s*(?P<f>翻倍|翻一番|翻两番)"),
 ]
+
+
+# three or more loads in a row: "1, 8, 32, 128", "1/8/32/128", "1, 10 and 100", "1、8、32、128"
+_LIST = (r"(?P<list>\d+(?:\s*(?:,|/|、|，)\s*(?:and\s+|or\s+)?\d+){1,}\s*(?:,|/|、|，)?\s*(?:and|or|to|和|到|与)?\s*"
+         r"\d+)(?![\d.])")  # (thousands separators were read by Text: "1,000" is 1000 here)
+_LOAD_WORD = rf"(?:{_WHO}|concurrency|concurrent|load|batch(?:\s+sizes?)?|并发数?|并发量|路并发|用户数?|个用户|路|个并发)"
+_LADDERS = [
+    # "as concurrency goes 1, 8, 32, 128", "concurrency of 1/8/32", "at batch sizes 1, 4, 16 and 64"
+    re.compile(rf"{_LOAD_WORD}\s*(?:goes|going|grows|rises|increases|of|at|=|:|from|levels?|in)?\s*(?:through\s+|over\s+)?{_LIST}"
+               rf"(?![\d,.]|\s*(?:k|tokens?|gb|ms|s\b|x|×))"),
+    # "at 1, 8, 32 and 128 users", "1/8/32/128 并发", "1、8、32、128 路"
+    re.compile(rf"{_LIST}\s*{_LOAD_WORD}"),
+]
+
+
+def read_load_ladder(t: Text, slots: Slots) -> None:
+    """Three or more loads listed with a load word: the distinct ones within the concurrency's range, ascending, as
+    `Slots.load_ladder`, and the largest as the concurrency (the configuration is sized for it)."""
+    for rx in _LADDERS:
+        m = rx.search(t.s)
+        if m is None:
+            continue
+        values = sorted({int(v) for v in re.findall(r"\d+", m.group("list"))
+                         if int(v) >= 1 and check("concurrency", int(v)) is None})
+        if len(values) < 3:
+            continue
+        slots.load_ladder, slots.concurrency = tuple(values), values[-1]
+        t.consume(m.start(), m.end())
+        return
 
 
 def read_load_change(t: Text, slots: Slots) -> None:

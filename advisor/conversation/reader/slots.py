@@ -78,6 +78,7 @@ class Slots(Mutable):
     concurrency: int | None = None
     concurrency_avg: int | None = None
     load_from: int | None = None  # "from 50 to 100 users": the load the change starts from (concurrency is the new one)
+    load_ladder: tuple[int, ...] | None = None  # "as concurrency goes 1, 8, 32, 128": each load (concurrency: the largest)
     peak_share: float | None = None  # the share of the headcount at once the person states ("高峰 10% 在线", "5% at peak")
     headcount: int | None = None  # people who use the service ("team of 15", "全公司 300 人"), not all at once
     qps: float | None = None

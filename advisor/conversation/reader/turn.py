@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def keep_job(slots: Slots) -> None:
     """An explain follow-up asks about the answer; the amounts in its words ("each extra user", "一个用户") are not a
     new job: they are dropped so the merge keeps the conversation's job."""
-    for name in ("concurrency", "concurrency_avg", "load_from", "context", "gpu_count", "qps", "batch",
+    for name in ("concurrency", "concurrency_avg", "load_from", "load_ladder", "context", "gpu_count", "qps", "batch",
                  "prompt_tokens", "output_tokens"):
         setattr(slots, name, None)
 

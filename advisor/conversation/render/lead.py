@@ -213,7 +213,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     # the same configuration simulated twice or more, first: "from 50 to 100 users: how much slower?" (both loads),
     # "how does TTFT change with prompt length?" (a ladder of prompts), "does chunked prefill / speculative decoding
     # help?" (with and without); each lead is None unless its question was asked
-    for with_without in (load_lead.load_change_lead, load_lead.ttft_ladder_lead, load_lead.chunked_lead,
+    for with_without in (load_lead.load_change_lead, load_lead.load_ladder_lead, load_lead.ttft_ladder_lead, load_lead.chunked_lead,
                          load_lead.speculation_lead):
         led_twice = with_without(ev, book, lang)
         if led_twice is not None:

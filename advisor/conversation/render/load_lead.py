@@ -136,6 +136,31 @@ def ttft_ladder_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     return Lead(text, None, f"TTFT against prompt length on {where}")
 
 
+def load_ladder_lead(ev: Any, book: Book, lang: str, *, changed: bool = False) -> Lead | None:
+    """"How does latency change as concurrency goes 1, 8, 32, 128?": at each load listed on one configuration, the
+    median first token, per-user speed and total output (advisor.analysis.load_answers.load_ladder; a wait for a free
+    slot of a load past what the engine holds is in its first token). `changed`: the ladder on the named cards as the
+    answer's change makes them hold the largest load (changed_line says it after the verdict on them as asked)."""
+    got = getattr(ev, "load_ladder", None)
+    if not got or (got["option"] is getattr(ev, "changed_config", None)) != changed:
+        return None
+    o = got["option"]
+    on = f"{o.count}× {o.gpu_name}"
+    cells = []
+    for users, load in got["rows"]:
+        f = book.latency(f"median time to first token on {on} at {users} users", Seconds(float(load["ttft_s"])),
+                         SRC_LOAD)
+        per = _per_user(book, f"tokens/s per user on {on} at {users} users", float(load["per_user_tokens_per_s"]),
+                        SRC_LOAD)
+        tot = book.num(f"output tokens/s in total on {on} at {users} users", float(load["total_tokens_per_s"]),
+                       "tokens/s", SRC_LOAD, 0)
+        key = "screen.load_ladder.cell_one" if users == 1 else "screen.load_ladder.cell"
+        cells.append(t(key, lang, users=users, ttft=f, per=per, tot=tot))
+    text = t("screen.load_ladder", lang, name=opt_name(o, book), lay=opt_layout(o, lang, book),
+             cells=t("clause.sep", lang).join(cells))
+    return Lead(text, None, f"load ladder on {on}")
+
+
 def load_change_lead(ev: Any, book: Book, lang: str, *, changed: bool = False) -> Lead | None:
     """"How much slower per user going from 50 to 100 users?": per-user speed, first-token time and total output at
     both loads on the same configuration (advisor.analysis.load_answers.load_change), the change in per-user speed as
@@ -516,6 +541,9 @@ def changed_line(ev: Any, book: Book, lang: str) -> str:
     o, load = ev.changed_config, ev.changed_load
     if o is None or not load:
         return ""
+    ladder = load_ladder_lead(ev, book, lang, changed=True)  # "1, 8, 32, 128 users" on the cards as changed
+    if ladder is not None:
+        return format_changed(ev, book, lang) + ladder.text
     change = getattr(ev, "load_change", None)
     if change and change["option"] is o:  # "from 20 to 80 users" on the named cards as the change makes them hold it
         lead = load_change_lead(ev, book, lang, changed=True)
