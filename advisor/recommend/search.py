@@ -180,7 +180,24 @@ def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
     whole = _whole_group(search.model, count, nodes)
     if whole is not None and (not out or out[-1].tp * out[-1].pp < count):
         out.append(whole)  # tried when the replicas above cannot hold the model
+    pins = search.workload.pinned_layout
+    if pins is not None and (pins.tp or pins.pp):  # "with TP 4": the served group the person runs
+        return pinned_serving(search.model, count, nodes, pins.tp, pins.pp, out)
     return out
+
+
+def pinned_serving(model: ModelSpec, count: int, nodes: int, tp: int | None, pp: int | None,
+                   layouts: list[Layout]) -> list[Layout]:
+    """The layouts of `layouts` with the TP (and PP) degree the person serves with ("Llama 70B on 8 H100 with TP 4":
+    two replicas of TP 4), else that group built on the count when it divides it and the model's heads allow it;
+    none when it cannot run on `count` GPUs."""
+    kept = [lay for lay in layouts if (tp is None or lay.tp == tp) and (pp is None or lay.pp == pp)]
+    if kept:
+        return kept
+    t, p = tp or 1, pp or 1
+    if count % (t * p) or not valid_tp(model, t) or p > model.num_layers or (t > count // max(nodes, 1) and p == 1):
+        return []
+    return [Layout(count=count, nodes=nodes, tp=t, pp=p)]
 
 
 def _whole_group(model: ModelSpec, count: int, nodes: int) -> Layout | None:

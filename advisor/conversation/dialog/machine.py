@@ -365,7 +365,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["zero"] = s.zero
     if s.optimizer is not None and task != "inference":  # "8-bit Adam": its bytes of state per parameter
         kwargs["optimizer"] = s.optimizer
-    if s.pinned_layout is not None and task in ("full", "pretrain"):  # degrees the planner keeps (reader.layout)
+    # degrees the planner keeps (reader.layout); a served model's TP/PP ("on 8 H100 with TP 4") its replicas' group
+    if s.pinned_layout is not None and task in ("full", "pretrain", "inference"):
         kwargs["pinned_layout"] = s.pinned_layout
     try:
         return Workload(**kwargs), notes

@@ -156,7 +156,8 @@ def read_task(t: Text, slots: Slots, training: bool = False) -> None:
             return
         slots.task_generic = "finetune"
         return
-    if _TRAIN.search(t.s) or ((_PLAN.search(t.s) or pinned) and not _INFER.search(t.s)):
+    load = slots.concurrency or slots.headcount or slots.qps  # "on 8 H100 with TP 4 at 64 users": a served layout
+    if _TRAIN.search(t.s) or ((_PLAN.search(t.s) or pinned) and not _INFER.search(t.s) and not load):
         if _FULL_TRAINING_CUE.search(t.original.lower()) or (pinned and _TRAIN.search(t.s)):  # (the words as typed: a precision read before is blanked)  # "training Llama 3 8B with FSDP: what MFU?": every weight trained
             slots.task = "pretrain"
             return
