@@ -23,6 +23,8 @@ def _days(text: str) -> list[float]:
     ("Would doubling from 512 to 1024 H100s halve the training time for a 70B on 2T tokens?", "en"),
     ("Is 64 or 128 H100 better for pretraining a 7B on 1T tokens?", "en"),
     ("从 512 张增加到 1024 张 A100，7B 模型 1T token 训练时间能减半吗？", "zh"),
+    ("8 张 H100 训练 8B 模型和 16 张比，时间能减半吗？1T token", "zh"),
+    ("8 H100s or 16 GPUs for a 7B pretrain on 1T tokens?", "en"),
 ])
 def test_two_counts_of_one_card_are_read_as_scaling(text: str, lang: str) -> None:
     first = answer(text, lang).split("\n")[0]
@@ -116,3 +118,17 @@ def test_a_pipeline_schedule_named_is_answered_with_the_plan(text: str, lang: st
         assert 0 < pct < 0.5 * one_f_one_b
     else:
         assert pct == pytest.approx(one_f_one_b / (1 + one_f_one_b / 100), abs=0.15)
+
+
+@pytest.mark.parametrize(("text", "counts"), [
+    ("8 张 h100 训练 8b 模型和 16 张比，时间能减半吗？", [8, 16]),
+    ("8 h100s or 16 gpus for a 7b pretrain?", [8, 16]),
+    ("8 张 h100 跑 70b，和 16 gb 显存比", [8]),  # 16 GB is memory, not cards
+    ("we have 8 h100 and 16 users", []),  # users, and the cards are owned
+])
+def test_a_count_after_the_card_is_a_second_configuration_only_with_a_card_unit(text: str, counts: list[int]) -> None:
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    s = extract(text, load_catalog(), lang="zh" if re.search(r"[\u4e00-\u9fff]", text) else "en")
+    assert [c.count for c in s.candidates] == counts

@@ -315,6 +315,27 @@ _COUNT_THEN_COUNT = re.compile(r"(?:from\s+)?(?<![\d.])(?P<a>\d{1,5})\s*(?:张|�
                                r"和|或者?|还是|到|变成|换成|增加到|加到|扩到|扩容到)\s*$")
 
 
+# "8 张 H100 … 和 16 张比", "8 H100s or 16 GPUs?": another count of the card named, said after it with a comparison
+_THEN_COUNT = re.compile(r"^[^?？。!！]{0,24}?(?:和|跟|与|还是|或者?|对比|比起?|换成|vs\.?|versus|or|compared (?:to|with)|against)\s*"
+                         r"(?P<b>\d{1,5})\s*(?:张|块|台|卡|gpus?(?![a-z])|cards?(?![a-z])|of them(?![a-z]))")
+
+
+def _count_after_count(t: Text, slots: Slots) -> None:
+    """A count said with a comparison after one named card and its count, with a card unit and no card of its own
+    ("8 张 H100 训练 8B 和 16 张比", "8 H100s or 16 GPUs"), is a second configuration of that card."""
+    low = t.original.lower()
+    for c in list(slots.candidates):
+        if c.count is None or not c.text or len(slots.candidates) >= 4:
+            continue
+        at = low.find(c.text.lower())
+        m = _THEN_COUNT.search(low[at + len(c.text):at + len(c.text) + 60]) if at >= 0 else None
+        if m is None:
+            continue
+        n = int(m.group("b"))
+        if 1 <= n <= 100_000 and n != c.count and not any(x.gpu == c.gpu and x.count == n for x in slots.candidates):
+            slots.candidates.append(GpuMention(gpu=c.gpu, count=n, text=m.group(0).strip()))
+
+
 def _count_before_count(t: Text, slots: Slots) -> None:
     """A count said just before another count of a named card ("double from 512 to 1024 H100s") is a second
     configuration of that card."""
@@ -365,6 +386,8 @@ def read_gpus(t: Text, slots: Slots, catalog: Catalog) -> None:
         elif mention.count is not None and mention.count != same.count and len(slots.candidates) < 4:
             slots.candidates.append(mention)  # "8 H100 vs 16 H100": two counts of one card, each a configuration
     _count_before_count(t, slots)
+    if len(slots.candidates) == 1:  # "8 张 H100 … 和 16 张比": a second count of the one card named
+        _count_after_count(t, slots)
     for m in _GPU_LIKE.finditer(t.s):  # "RTX 9090", "H300"
         if re.fullmatch(r"[bm]\d{1,2}", m.group(0)):  # "b1", "m2" are not GPUs (B200, B300 are)
             continue
