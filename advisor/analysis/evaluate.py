@@ -28,6 +28,7 @@ from advisor.analysis.load_answers import (
     load_within_target,
     requests_per_s,
     speculation,
+    tp_layouts,
     ttft_ladder,
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
@@ -383,6 +384,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         chunked_prefill(request, model, catalog, steps, ev, one)
     if request.asks_ttft_ladder and workload.task == "inference":
         ttft_ladder(request, model, catalog, steps, ev, one)
+    if request.tp_compared and workload.task == "inference":  # "TP 8, or 2 replicas of TP 4?"
+        tp_layouts(request, model, catalog, steps, ev)
     if request.load_ladder and workload.task == "inference":  # "as concurrency goes 1, 8, 32, 128"
         load_ladder(request, model, catalog, steps, ev, one)
     if workload.task == "inference" and request.asks_users and request.concurrency_given and ev.load is None:

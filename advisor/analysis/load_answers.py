@@ -127,6 +127,31 @@ def load_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     ev.load_ladder = {"option": asked, "rows": rows}
 
 
+def tp_layouts(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis) -> None:
+    """"TP 8 on 8 H100, or 2 replicas of TP 4?": the configuration named (else the lead) served with each TP degree
+    asked (`request.tp_compared`; the cards left over are replicas, search.pinned_serving), each simulated at the load
+    asked: `Analysis.tp_runs`, one {"tp", "option", "load"} per degree ("load" None when that group cannot hold the
+    model there)."""
+    from advisor.workload import PinnedLayout  # start-up: only a TP comparison pins a served layout
+
+    if len(request.tp_compared) < 2:
+        return
+    users = ev.user_options
+    base = users[0] if len(users) == 1 else top_option(ev)
+    if base is None:
+        return
+    gpu, load = catalog.gpu(base.gpu), max(1, request.workload.concurrency)
+    runs = []
+    for tp in request.tp_compared:
+        w = replace(request.workload, pinned_layout=PinnedLayout(tp=tp))
+        held = evaluate_named(w, request.constraints, [NamedConfig(gpu=base.gpu, count=base.count)], steps)
+        o = held[0] if held else None
+        at = load_at(request, model, gpu, o, load, steps) if o is not None and o.fits and o.layout.tp == tp else None
+        runs.append({"tp": tp, "option": o, "load": at})
+    if sum(r["load"] is not None for r in runs) >= 1:
+        ev.tp_runs = runs
+
+
 def load_change(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
                 lead: Option, load: dict[str, Any] | None = None) -> None:
     """"How much slower per user going from 50 to 100 users?": the configuration `ev.load` was simulated on (or

@@ -42,6 +42,7 @@ from advisor.conversation.reader.intent import (
     implies_inference,
     rate_period,
     reference_method,
+    tp_degrees_compared,
     training_frameworks_compared,
 )
 from advisor.conversation.reader.lang import lang_asked
@@ -467,6 +468,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_chunked=not workload.is_training and bool(_CHUNKED.search(text.lower())),
                                asks_ttft_ladder=not workload.is_training and bool(_TTFT_LADDER.search(text.lower())),
                                frameworks=training_frameworks_compared(text) if workload.is_training else (),
+                               tp_compared=tp_degrees_compared(text) if workload.task == "inference" else (),
                                asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
                                and slots.ttft_ms is None,
                                asks_plan=workload.is_training and asks("global_batch", text),

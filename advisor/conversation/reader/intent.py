@@ -580,6 +580,18 @@ def training_frameworks_compared(text: str) -> tuple[str, ...]:
     return tuple(n for n, _ in _TRAINING_FRAMEWORKS) if _FRAMEWORK_QUESTION.search(s) else ()
 
 
+_TP_SAID = re.compile(r"(?<![a-z])(?:tp|tensor[\s-]*parallel(?:ism)?|张量并行)\s*(?:=|:|of|degree|为|是)?\s*(?P<n>\d{1,2})"
+                      r"(?![\d.])")
+
+
+def tp_degrees_compared(text: str) -> tuple[int, ...]:
+    """Two or more TP degrees named with a comparison ("TP8 on 8 H100 or 2 replicas of TP4?", "TP 8 还是两组 TP 4"),
+    in the order named; () otherwise."""
+    s = (text or "").lower()
+    found = tuple(dict.fromkeys(int(m.group("n")) for m in _TP_SAID.finditer(s) if int(m.group("n")) >= 1))
+    return found if len(found) >= 2 and _ENGINE_COMPARE.search(s) else ()
+
+
 def engines_compared(text: str) -> tuple[str, ...]:
     """The serving engines the message compares ("Is vLLM or llama.cpp faster …?"), in the order named; () when
     fewer than two are named or nothing compares them (Ollama and LM Studio run llama.cpp)."""

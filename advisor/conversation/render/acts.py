@@ -1,4 +1,5 @@
-"""Leads for acts beside a plain sizing: "which engine is faster here?" (advisor.analysis.engines), "why does it
+"""Leads for acts beside a plain sizing: "which engine is faster here?" (advisor.analysis.engines), "TP 8 or two
+replicas of TP 4?" (advisor.analysis.load_answers.tp_layouts), "why does it
 need two GPUs?" (the weights against one card's memory), and what a DPO sizing assumes about the frozen reference
 model (TRL's DPOTrainer: with a PEFT adapter the reference is the base with the adapter disabled, so no second
 copy; full-parameter DPO keeps a second frozen copy of the weights)."""
@@ -13,6 +14,7 @@ from advisor.conversation.reader.intent import RL_METHODS
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_MEMORY, SRC_THROUGHPUT, Book
 from advisor.conversation.render.labels import PARTS, format_label, task_label
+from advisor.conversation.render.options_table import opt_layout
 from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.memory import default_inference_format
 from advisor.estimator.preference import compute_factor
@@ -69,6 +71,49 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
     load = t("acts.engine.users", lang, n=users) if users > 1 else ""
     text = t("acts.engine.lead" if fitting else "acts.engine.lead.none", lang, verdict=verdict, where=where, runs=t("list.sep", lang).join(parts), load=load)
     return fs.Lead(text, None, f"decode tokens/s per user with {ENGINE_NAMES.get(runs[0].engine)} on {where}")
+
+
+def tp_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"TP 8 on 8 H100, or 2 replicas of TP 4?": each TP degree's per-user speed, total output and first token at
+    the load asked on the same cards, then which gives more per user and which more in total (within SAME_SPEED:
+    about the same); a degree that cannot hold the model there is said so. None when nothing was compared."""
+    runs = list(getattr(ev, "tp_runs", None) or [])
+    if len(runs) < 2:
+        return None
+    o0 = next(r["option"] for r in runs if r["option"] is not None)
+    users = max(1, ev.workload.concurrency or 1)
+    where = f"{o0.count}× {o0.gpu_name}"
+    parts, fit = [], []
+    for r in runs:
+        o, load = r["option"], r["load"]
+        if load is None or o is None:
+            parts.append(t("acts.tp.none", lang, tp=r["tp"]))
+            continue
+        lay = opt_layout(o, lang, book)
+        per = book.num(f"tokens/s per user with TP {r['tp']} on {where}", float(load["per_user_tokens_per_s"]),
+                       "tokens/s", SRC_THROUGHPUT, 0)
+        tot = book.num(f"tokens/s in total with TP {r['tp']} on {where}", float(load["total_tokens_per_s"]),
+                       "tokens/s", SRC_THROUGHPUT, 0)
+        ttft = book.latency(f"median time to first token with TP {r['tp']} on {where}", Seconds(float(load["ttft_s"])),
+                            SRC_THROUGHPUT)
+        parts.append(t("acts.tp.run", lang, lay=lay, per=per, tot=tot, ttft=ttft))
+        fit.append((lay, float(load["per_user_tokens_per_s"]), float(load["total_tokens_per_s"])))
+    verdict = ""
+    if len(fit) >= 2:
+        by_user = max(fit, key=lambda x: x[1])
+        by_total = max(fit, key=lambda x: x[2])
+        close_user = min(x[1] for x in fit) >= by_user[1] * (1 - SAME_SPEED)
+        close_total = min(x[2] for x in fit) >= by_total[2] * (1 - SAME_SPEED)
+        if close_user and close_total:
+            verdict = t("acts.tp.same", lang)
+        elif by_user is by_total or close_total:
+            verdict = t("acts.tp.both", lang, lay=by_user[0])
+        elif close_user:
+            verdict = t("acts.tp.total", lang, lay=by_total[0])
+        else:
+            verdict = t("acts.tp.split", lang, user=by_user[0], total=by_total[0])
+    text = t("acts.tp.lead", lang, where=where, users=users, runs=t("clause.sep", lang).join(parts)) + verdict
+    return fs.Lead(text, None, f"tokens/s in total with TP {runs[0]['tp']} on {where}")
 
 
 def why_count_lead(o: Option | None, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from advisor.analysis.result import Analysis
 from advisor.conversation.dialog.load import e2e_tpot_ms
 from advisor.conversation.dialog.machine import DialogState
-from advisor.conversation.render import figure_leads, load_lead, purchase_lead, training_lead
+from advisor.conversation.render import figure_leads, load_lead, load_runs, purchase_lead, training_lead
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, why_count_lead
+from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, tp_lead, why_count_lead
 from advisor.conversation.render.api_lead import api_lead
 from advisor.conversation.render.book import (
     SRC_MEMORY,
@@ -135,7 +135,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
         typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
         return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
-    led_act = engines_lead(ev, book, lang)  # "vLLM or llama.cpp, which is faster here?": each engine's speed
+    led_act = engines_lead(ev, book, lang) or tp_lead(ev, book, lang)  # "vLLM or llama.cpp?", "TP 8 or 2 × TP 4?"
     if led_act is None and ev.asks_why_count:  # "why does 70B need two GPUs?": the reason first
         led_act = why_count_lead(users[0] if len(users) == 1 else top or (users[0] if users else None), ev, book, lang)
     if led_act is not None:
@@ -213,8 +213,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     # the same configuration simulated twice or more, first: "from 50 to 100 users: how much slower?" (both loads),
     # "how does TTFT change with prompt length?" (a ladder of prompts), "does chunked prefill / speculative decoding
     # help?" (with and without); each lead is None unless its question was asked
-    for with_without in (load_lead.load_change_lead, load_lead.load_ladder_lead, load_lead.ttft_ladder_lead, load_lead.chunked_lead,
-                         load_lead.speculation_lead):
+    for with_without in (load_runs.load_change_lead, load_runs.load_ladder_lead, load_runs.ttft_ladder_lead,
+                         load_runs.chunked_lead, load_runs.speculation_lead):
         led_twice = with_without(ev, book, lang)
         if led_twice is not None:
             return led_twice
