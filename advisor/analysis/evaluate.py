@@ -27,8 +27,8 @@ from advisor.analysis.load_answers import (
     load_ladder,
     load_within_target,
     requests_per_s,
+    served_variants,
     speculation,
-    tp_layouts,
     ttft_ladder,
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
@@ -385,7 +385,12 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     if request.asks_ttft_ladder and workload.task == "inference":
         ttft_ladder(request, model, catalog, steps, ev, one)
     if request.tp_compared and workload.task == "inference":  # "TP 8, or 2 replicas of TP 4?"
-        tp_layouts(request, model, catalog, steps, ev)
+        served_variants(request, model, catalog, steps, ev, "tp", request.tp_compared)
+    formats = tuple(v for f, v in request.variants if f == "weights")
+    if request.served_formats and len(formats) == 2 and workload.task == "inference":  # "FP8 or BF16: how fast?"
+        served_variants(request, model, catalog, steps, ev, "weights", formats)
+        if ev.served_runs:
+            ev.variants = []  # the speed at each format is what is asked, not the memory
     if request.load_ladder and workload.task == "inference":  # "as concurrency goes 1, 8, 32, 128"
         load_ladder(request, model, catalog, steps, ev, one)
     if workload.task == "inference" and request.asks_users and request.concurrency_given and ev.load is None:

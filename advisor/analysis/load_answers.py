@@ -127,14 +127,16 @@ def load_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     ev.load_ladder = {"option": asked, "rows": rows}
 
 
-def tp_layouts(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis) -> None:
-    """"TP 8 on 8 H100, or 2 replicas of TP 4?": the configuration named (else the lead) served with each TP degree
-    asked (`request.tp_compared`; the cards left over are replicas, search.pinned_serving), each simulated at the load
-    asked: `Analysis.tp_runs`, one {"tp", "option", "load"} per degree ("load" None when that group cannot hold the
-    model there)."""
-    from advisor.workload import PinnedLayout  # start-up: only a TP comparison pins a served layout
+def served_variants(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                    field: str, values: tuple[str | int, ...]) -> None:
+    """The configuration named (else the lead) served at each value of one setting, each simulated at the load asked
+    (one user when none was): "TP 8 on 8 H100, or 2 replicas of TP 4?" (`field` "tp": the degree pinned, the cards
+    left over are replicas, search.pinned_serving), "how much throughput do I lose going from FP8 to BF16?"
+    (`field` "weights"). `Analysis.served_runs`: one {"field", "value", "option", "load"} per value, "load" None
+    when that setting cannot hold the model there."""
+    from advisor.workload import PinnedLayout  # start-up: only a served comparison pins a layout
 
-    if len(request.tp_compared) < 2:
+    if len(values) < 2:
         return
     users = ev.user_options
     base = users[0] if len(users) == 1 else top_option(ev)
@@ -142,14 +144,16 @@ def tp_layouts(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
         return
     gpu, load = catalog.gpu(base.gpu), max(1, request.workload.concurrency)
     runs = []
-    for tp in request.tp_compared:
-        w = replace(request.workload, pinned_layout=PinnedLayout(tp=tp))
+    for value in values:
+        change = {"pinned_layout": PinnedLayout(tp=int(value))} if field == "tp" else {field: value}
+        w = replace(request.workload, **change)
         held = evaluate_named(w, request.constraints, [NamedConfig(gpu=base.gpu, count=base.count)], steps)
         o = held[0] if held else None
-        at = load_at(request, model, gpu, o, load, steps) if o is not None and o.fits and o.layout.tp == tp else None
-        runs.append({"tp": tp, "option": o, "load": at})
-    if sum(r["load"] is not None for r in runs) >= 1:
-        ev.tp_runs = runs
+        ok = o is not None and o.fits and (field != "tp" or o.layout.tp == int(value))
+        at = load_at(request, model, gpu, o, load, steps) if o is not None and ok else None
+        runs.append({"field": field, "value": value, "option": o, "load": at})
+    if any(r["load"] is not None for r in runs):
+        ev.served_runs = runs
 
 
 def load_change(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,

@@ -85,6 +85,7 @@ class AnalysisRequest(Frozen):
     load_ladder: tuple[int, ...] = ()  # "as concurrency goes 1, 8, 32, 128": each load simulated (the largest is the workload's)
     frameworks: tuple[str, ...] = ()  # "Megatron vs FSDP vs DeepSpeed?": the training run planned with each
     tp_compared: tuple[int, ...] = ()  # "TP8 or 2 replicas of TP4?": the served model at each TP degree
+    served_formats: bool = False  # "how much throughput do I lose going from FP8 to BF16?": each format's speed
     asks_plan: bool = False  # "what global batch and parallelism?": the planned run's layout and batch
     rate_period_s: Annotated[int, Meta(ge=1, le=86400)] = 1  # the period the rate is asked in: 60 "per minute"
     asks_train_speed: bool = False  # training: "tokens/s per GPU?", "what MFU?"

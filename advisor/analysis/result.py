@@ -179,7 +179,7 @@ class Analysis(msgspec.Struct):
     chunked: dict[str, Any] | None = None  # "does chunked prefill help?": the load with it and without (load_answers)
     ttft_ladder: dict[str, Any] | None = None  # "how does TTFT grow with the prompt?": the load at each prompt length
     load_ladder: dict[str, Any] | None = None  # "as concurrency goes 1, 8, 32, 128": the load at each concurrency
-    tp_runs: list[dict[str, Any]] = msgspec.field(default_factory=list)  # "TP8 or 2 × TP4?": each layout under the load
+    served_runs: list[dict[str, Any]] = msgspec.field(default_factory=list)  # "TP8 or 2 × TP4?", "FP8 or BF16?": each under the load
     # "from 50 to 100 users": the same configuration simulated at the load it starts from, beside `load` (load_answers)
     load_change: dict[str, Any] | None = None
     asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch

@@ -538,6 +538,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.engine.lead.none": "**{verdict}** on {where}{load}: {runs}.",
     "acts.engine.fmt": "{fmt} weights",
     "acts.engine.fmt_kv": "{fmt} weights, {kv} KV cache",
+    "acts.served.fmt": "{fmt} weights ({lay})",
+    "acts.served.none_fmt": "{fmt} weights do not fit these cards",
     "acts.tp.lead": "**On {where} at {users} users: {runs}.**",
     "acts.tp.run": "{lay} gives {per} per user and {tot} in total (first token {ttft})",
     "acts.tp.none": "TP {tp} does not hold the model on these cards",

@@ -536,6 +536,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.engine.lead.none": "**{verdict}**（{where}{load}）：{runs}。",
     "acts.engine.fmt": "{fmt} 权重",
     "acts.engine.fmt_kv": "{fmt} 权重、{kv} KV 缓存",
+    "acts.served.fmt": "{fmt} 权重（{lay}）",
+    "acts.served.none_fmt": "{fmt} 权重在这些卡上放不下",
     "acts.tp.lead": "**{where}，{users} 路并发：{runs}。**",
     "acts.tp.run": "{lay} 每路 {per}、合计 {tot}（首 token {ttft}）",
     "acts.tp.none": "TP {tp} 在这些卡上放不下模型",

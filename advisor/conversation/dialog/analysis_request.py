@@ -33,7 +33,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      rate_period_s: int = 1, asks_e2e: bool = False, asks_plan: bool = False,
                      asks_ttft: bool = False, asks_speculation: bool = False, asks_chunked: bool = False,
                      asks_ttft_ladder: bool = False,
-                     frameworks: tuple[str, ...] = (), tp_compared: tuple[int, ...] = ()) -> AnalysisRequest:
+                     frameworks: tuple[str, ...] = (), tp_compared: tuple[int, ...] = (),
+                     served_formats: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
     return AnalysisRequest(
@@ -57,7 +58,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         asks_full_load=asks_full_load, asks_rps=asks_rps, rate_period_s=rate_period_s, asks_p99=asks_p99,
         asks_e2e=asks_e2e, asks_plan=asks_plan, asks_ttft=asks_ttft, asks_speculation=asks_speculation,
         asks_chunked=asks_chunked, asks_ttft_ladder=asks_ttft_ladder,
-        frameworks=frameworks, tp_compared=tp_compared,
+        frameworks=frameworks, tp_compared=tp_compared, served_formats=served_formats,
         asks_fits=asks_fits, asks_oom=asks_oom,
         ttft_target_s=s.ttft_ms / 1000 if s.ttft_ms else None,
         asks_need=asks_need, asks_speed=asks_speed, asks_token_cost=asks_token_cost, stated=stated_fields(s),

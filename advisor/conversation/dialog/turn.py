@@ -90,6 +90,9 @@ class DialogDriver:
         yield from respond(conversation.state, text, lang, self.catalog)
 
 
+# a speed word beside two formats compared ("how much throughput do I lose going from FP8 to BF16?"): their speeds
+_SPEED_WORDS = re.compile(r"throughput|tokens?/s|tok/s|faster|slower|speed|latency|lose|gain|吞吐|速度|快|慢|延迟")
+
 def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             reading: Request | None = None) -> Iterator[Step | Turn]:
     """One deterministic turn over `state` (mutated only when the turn succeeds); each Turn carries the typed
@@ -469,6 +472,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_ttft_ladder=not workload.is_training and bool(_TTFT_LADDER.search(text.lower())),
                                frameworks=training_frameworks_compared(text) if workload.is_training else (),
                                tp_compared=tp_degrees_compared(text) if workload.task == "inference" else (),
+                               served_formats=workload.task == "inference" and (asks("speed", text) or faster_asked(text)
+                                                                                or bool(_SPEED_WORDS.search(text.lower()))),
                                asks_ttft=not workload.is_training and bool(_TTFT_ASKED.search(text.lower()))
                                and slots.ttft_ms is None,
                                asks_plan=workload.is_training and asks("global_batch", text),

@@ -91,7 +91,7 @@ _PROMPT_RIGHT_BEFORE = re.compile(r"(?:输入|提示词?|(?<![a-z])(?:prompts?|i
                                   r"(?:约|大约|大概|about|around|~)?\s*$")
 _OUTPUT_RIGHT_BEFORE = re.compile(r"(?:输出|回答|回复|(?<![a-z])(?:outputs?|answers?|responses?))\s*(?:长度|length)?\s*"
                                   r"(?:是|为|of|is|=|:|：)?\s*(?:约|大约|大概|about|around|~)?\s*$")
-_PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文)[^,.;，。；]{0,12}$")
+_PROMPT_WORDS = re.compile(r"(?:输入|提示词?|prompt|input|上文|prefill(?:ing)?|预填充?)[^,.;，。；]{0,12}$")
 _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|completion|response)[^,.;，。；]{0,12}$")
 _CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?(?![a-z])|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
 _CTX_VALUE = rf"(?P<num>{with_scale(DIGITS, BIG_SCALE)}|{with_scale(CN_NUM, BIG_SCALE)})\s*(?P<k>k|千|m)?(?:\s*tokens?)?"

@@ -78,6 +78,12 @@ def read_variants(text: str) -> tuple[Variant, ...]:
     return ()
 
 
+def _before(s: str, end: int) -> str:
+    """The text before the word that ends at `end` ("… going from" before "fp8")."""
+    m = re.search(r"[\w.-]+$", s[:end])
+    return s[:m.start()] if m else s[:end]
+
+
 def _two_named(s: str, table: dict[str, str]) -> list[str]:
     """Two different values of `table` named with a comparison word between them ("LoRA vs QLoRA"), in order."""
     hits: list[tuple[int, int, str]] = []
@@ -92,6 +98,10 @@ def _two_named(s: str, table: dict[str, str]) -> list[str]:
     for (_, end_a, a), (start_b, _, b) in itertools.pairwise(hits):
         if a != b and (re.fullmatch(rf"[\s,()]*(?:{_SEP})[\s,()]*(?:the|a|an)?\s*", s[end_a:start_b])
                        or (_THAN.fullmatch(s[end_a:start_b]) and _COMPARATIVE.search(s[max(0, end_a - 80):end_a]))
+                       or re.fullmatch(r"\s+(?:saves?|gains?|loses?|costs?|buys?)\s+(?:over|vs\.?|versus|against|compared (?:to|with)|"
+                                       r"relative to)\s*(?:the\s+)?", s[end_a:start_b])
+                       or (re.fullmatch(r"\s+(?:to|into|到|换成|改成)\s*", s[end_a:start_b])
+                           and re.search(r"(?:from|从)\s*$", _before(s, end_a)))
                        or _COMPARED_AFTER.fullmatch(s[end_a:start_b]) or _COMPARED_FAR.fullmatch(s[end_a:start_b])):
             return [a, b]
     return []

@@ -1,5 +1,5 @@
 """Leads for acts beside a plain sizing: "which engine is faster here?" (advisor.analysis.engines), "TP 8 or two
-replicas of TP 4?" (advisor.analysis.load_answers.tp_layouts), "why does it
+replicas of TP 4?", "FP8 or BF16?" (advisor.analysis.load_answers.served_variants), "why does it
 need two GPUs?" (the weights against one card's memory), and what a DPO sizing assumes about the frozen reference
 model (TRL's DPOTrainer: with a PEFT adapter the reference is the base with the adapter disabled, so no second
 copy; full-parameter DPO keeps a second frozen copy of the weights)."""
@@ -73,11 +73,12 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
     return fs.Lead(text, None, f"decode tokens/s per user with {ENGINE_NAMES.get(runs[0].engine)} on {where}")
 
 
-def tp_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
-    """"TP 8 on 8 H100, or 2 replicas of TP 4?": each TP degree's per-user speed, total output and first token at
-    the load asked on the same cards, then which gives more per user and which more in total (within SAME_SPEED:
-    about the same); a degree that cannot hold the model there is said so. None when nothing was compared."""
-    runs = list(getattr(ev, "tp_runs", None) or [])
+def served_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
+    """"TP 8 on 8 H100, or 2 replicas of TP 4?", "FP8 or BF16, how much faster?": each setting's per-user speed,
+    total output and first token at the load asked on the same cards (advisor.analysis.load_answers.served_variants),
+    then which gives more per user and which more in total (within SAME_SPEED: about the same); a setting that cannot
+    hold the model there is said so. None when nothing was compared."""
+    runs = list(getattr(ev, "served_runs", None) or [])
     if len(runs) < 2:
         return None
     o0 = next(r["option"] for r in runs if r["option"] is not None)
@@ -86,15 +87,18 @@ def tp_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
     parts, fit = [], []
     for r in runs:
         o, load = r["option"], r["load"]
+        fmt = r["field"] == "weights"
+        said = format_label(str(r["value"]), lang) if fmt else f"TP {r['value']}"
         if load is None or o is None:
-            parts.append(t("acts.tp.none", lang, tp=r["tp"]))
+            parts.append(t("acts.served.none_fmt" if fmt else "acts.tp.none", lang, tp=r["value"], fmt=said))
             continue
-        lay = opt_layout(o, lang, book)
-        per = book.num(f"tokens/s per user with TP {r['tp']} on {where}", float(load["per_user_tokens_per_s"]),
+        lay = (t("acts.served.fmt", lang, fmt=said, lay=opt_layout(o, lang, book)) if fmt
+               else opt_layout(o, lang, book))
+        per = book.num(f"tokens/s per user with {said} on {where}", float(load["per_user_tokens_per_s"]),
                        "tokens/s", SRC_THROUGHPUT, 0)
-        tot = book.num(f"tokens/s in total with TP {r['tp']} on {where}", float(load["total_tokens_per_s"]),
+        tot = book.num(f"tokens/s in total with {said} on {where}", float(load["total_tokens_per_s"]),
                        "tokens/s", SRC_THROUGHPUT, 0)
-        ttft = book.latency(f"median time to first token with TP {r['tp']} on {where}", Seconds(float(load["ttft_s"])),
+        ttft = book.latency(f"median time to first token with {said} on {where}", Seconds(float(load["ttft_s"])),
                             SRC_THROUGHPUT)
         parts.append(t("acts.tp.run", lang, lay=lay, per=per, tot=tot, ttft=ttft))
         fit.append((lay, float(load["per_user_tokens_per_s"]), float(load["total_tokens_per_s"])))
@@ -113,7 +117,7 @@ def tp_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         else:
             verdict = t("acts.tp.split", lang, user=by_user[0], total=by_total[0])
     text = t("acts.tp.lead", lang, where=where, users=users, runs=t("clause.sep", lang).join(parts)) + verdict
-    return fs.Lead(text, None, f"tokens/s in total with TP {runs[0]['tp']} on {where}")
+    return fs.Lead(text, None, f"speeds compared on {where}")
 
 
 def why_count_lead(o: Option | None, ev: Analysis, book: Book, lang: str) -> fs.Lead | None:

@@ -11,7 +11,7 @@ from advisor.conversation.dialog.load import e2e_tpot_ms
 from advisor.conversation.dialog.machine import DialogState
 from advisor.conversation.render import figure_leads, load_lead, load_runs, purchase_lead, training_lead
 from advisor.conversation.render import firstscreen as fs
-from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, tp_lead, why_count_lead
+from advisor.conversation.render.acts import engines_lead, reference_note, rl_note, served_lead, why_count_lead
 from advisor.conversation.render.api_lead import api_lead
 from advisor.conversation.render.book import (
     SRC_MEMORY,
@@ -132,10 +132,13 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         return training_lead.precision_lead(ev, book, lang)
     if ev.framework_runs:  # "Megatron, FSDP or DeepSpeed?": the run planned with each
         return training_lead.framework_lead(ev, book, lang)
+    led_served = served_lead(ev, book, lang)  # "TP 8 or 2 × TP 4?", "FP8 or BF16, how fast?": each under the load
+    if led_served is not None:
+        return led_served
     if ev.variants:  # "LoRA vs QLoRA?", "8-bit KV cache worth it?": the settings' needs side by side
         typed = book.num("capacity you named", cap.value, cap.unit, SRC_USER, decimals_for(cap.value)) if cap else ""
         return variants_lead(ev, book, lang, Bytes.of(cap.value, "GiB") if cap is not None else None, typed)
-    led_act = engines_lead(ev, book, lang) or tp_lead(ev, book, lang)  # "vLLM or llama.cpp?", "TP 8 or 2 × TP 4?"
+    led_act = engines_lead(ev, book, lang)  # "vLLM or llama.cpp, which is faster here?": each engine's speed
     if led_act is None and ev.asks_why_count:  # "why does 70B need two GPUs?": the reason first
         led_act = why_count_lead(users[0] if len(users) == 1 else top or (users[0] if users else None), ev, book, lang)
     if led_act is not None:
