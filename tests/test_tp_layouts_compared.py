@@ -43,3 +43,15 @@ def test_each_degree_is_simulated_and_the_verdict_follows_the_figures(text: str,
     best_user = max(runs, key=lambda r: r[1])[0]
     tail = first.split("**")[-1]
     assert best_user in tail or "about the same" in tail or "差不多" in tail, first
+
+
+def test_a_degree_the_cards_cannot_run_is_said_and_the_other_is_simulated() -> None:
+    first = answer("Llama-3.1-70B on 8 H100: TP 8 or TP 16 at 32 users?").split("\n")[0]
+    assert "TP 16 cannot run the model on these cards" in first
+    assert re.search(r"TP 8, vLLM gives [\d.]+ tokens/s per user", first), first
+
+
+def test_a_served_group_larger_than_the_cards_is_one_clear_line() -> None:
+    text = answer("Llama-3.1-70B on 2 H100 with TP 4 at 8 users")
+    first = text.split("\n")[0]
+    assert "TP 4 takes 4 GPUs per copy of the model" in first and "attention heads" not in first, first

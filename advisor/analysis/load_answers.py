@@ -17,6 +17,7 @@ from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.memory import default_inference_format
 from advisor.recommend.recommender import evaluate_configs
 from advisor.workload import speed_workload
+from knowledge.errors import InputError
 from knowledge.quantities import Seconds
 from knowledge.structs import replace
 
@@ -147,7 +148,10 @@ def served_variants(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
     for value in values:
         change = {"pinned_layout": PinnedLayout(tp=int(value))} if field == "tp" else {field: value}
         w = replace(request.workload, **change)
-        held = evaluate_named(w, request.constraints, [NamedConfig(gpu=base.gpu, count=base.count)], steps)
+        try:
+            held = evaluate_named(w, request.constraints, [NamedConfig(gpu=base.gpu, count=base.count)], steps)
+        except InputError:  # "TP 16 on 8 H100": that setting cannot run there (the answer says so)
+            held = []
         o = held[0] if held else None
         ok = o is not None and o.fits and (field != "tp" or o.layout.tp == int(value))
         at = load_at(request, model, gpu, o, load, steps) if o is not None and ok else None

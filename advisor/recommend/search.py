@@ -297,6 +297,11 @@ def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
     """Why `count` of `gpu` got no memory estimate at all (memory_of gave None for every layout): the first reason
     met, in the estimator's own words."""
     layouts = layouts_for(search, count, nodes)
+    pins = search.workload.pinned_layout
+    if not layouts and pins is not None and pins.tp and not search.workload.is_training and valid_tp(search.model, pins.tp):
+        group = pins.tp * (pins.pp or 1)  # "2 H100 with TP 4": the group said is larger than the cards
+        return (f"TP {pins.tp}{f' × PP {pins.pp}' if pins.pp else ''} takes {group} GPUs per copy of the model, "
+                f"which {count} do not divide; say a TP degree that divides {count}, or {group} or more GPUs")
     if not layouts:
         return f"tensor parallelism must divide the {search.model.num_attention_heads} attention heads"
     w = sized_workload(search.workload, layouts[0])

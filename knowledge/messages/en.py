@@ -542,7 +542,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.served.none_fmt": "{fmt} weights do not fit these cards",
     "acts.tp.lead": "**On {where} at {users} users: {runs}.**",
     "acts.tp.run": "{lay} gives {per} per user and {tot} in total (first token {ttft})",
-    "acts.tp.none": "TP {tp} does not hold the model on these cards",
+    "acts.tp.none": "TP {tp} cannot run the model on these cards",
     "acts.tp.same": " The two are about the same.",
     "acts.tp.both": " {lay} is faster per user and in total.",
     "acts.tp.total": " About the same per user; {lay} delivers more in total.",

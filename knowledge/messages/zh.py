@@ -540,7 +540,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "acts.served.none_fmt": "{fmt} 权重在这些卡上放不下",
     "acts.tp.lead": "**{where}，{users} 路并发：{runs}。**",
     "acts.tp.run": "{lay} 每路 {per}、合计 {tot}（首 token {ttft}）",
-    "acts.tp.none": "TP {tp} 在这些卡上放不下模型",
+    "acts.tp.none": "TP {tp} 在这些卡上跑不起来",
     "acts.tp.same": "两者差不多。",
     "acts.tp.both": "{lay} 每路更快，总吞吐也更高。",
     "acts.tp.total": "每路速度差不多；{lay} 总吞吐更高。",

@@ -586,12 +586,17 @@ _TP_SAID = re.compile(r"(?<![a-z])(?:tp|tensor[\s-]*parallel(?:ism)?|张量并�
                       r"(?![\d.])")
 
 
+def tp_degrees_said(text: str) -> tuple[int, ...]:
+    """The distinct TP degrees the message names, in order ("TP 8 … TP 4": (8, 4))."""
+    s = (text or "").lower()
+    return tuple(dict.fromkeys(int(m.group("n")) for m in _TP_SAID.finditer(s) if int(m.group("n")) >= 1))
+
+
 def tp_degrees_compared(text: str) -> tuple[int, ...]:
     """Two or more TP degrees named with a comparison ("TP8 on 8 H100 or 2 replicas of TP4?", "TP 8 还是两组 TP 4"),
     in the order named; () otherwise."""
-    s = (text or "").lower()
-    found = tuple(dict.fromkeys(int(m.group("n")) for m in _TP_SAID.finditer(s) if int(m.group("n")) >= 1))
-    return found if len(found) >= 2 and _ENGINE_COMPARE.search(s) else ()
+    found = tp_degrees_said(text)
+    return found if len(found) >= 2 and _ENGINE_COMPARE.search((text or "").lower()) else ()
 
 
 def engines_compared(text: str) -> tuple[str, ...]:

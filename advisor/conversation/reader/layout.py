@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.conversation.reader.intent import tp_degrees_said
 from advisor.conversation.reader.numbers import to_number
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import Text
@@ -66,6 +67,8 @@ def read_layout(t: Text, slots: Slots) -> None:
         found["pp"] = int(value)
         t.consume(stages.start(), stages.end())
     found = {k: v for k, v in found.items() if 1 <= v <= LIMITS[k]}
+    if "tp" in found and len(tp_degrees_said(t.original)) >= 2:  # "TP 8 or TP 16?": a comparison, no pin
+        del found["tp"]
     if found:
         slots.pinned_layout = PinnedLayout(**found)
 
