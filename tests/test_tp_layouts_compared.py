@@ -55,3 +55,12 @@ def test_a_served_group_larger_than_the_cards_is_one_clear_line() -> None:
     text = answer("Llama-3.1-70B on 2 H100 with TP 4 at 8 users")
     first = text.split("\n")[0]
     assert "TP 4 takes 4 GPUs per copy of the model" in first and "attention heads" not in first, first
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("Llama-3.1-70B 两张 H100，TP 4，8 并发", "TP 4 每份模型要 4 张卡"),
+    ("Llama-3.1-70B 两张 H100，TP 3，8 并发", "张量并行度 3 必须整除"),
+])
+def test_a_served_group_the_cards_cannot_run_is_said_in_chinese(text: str, said: str) -> None:
+    first = answer(text, "zh").split("\n")[0]
+    assert said in first and "cannot" not in first, first

@@ -95,6 +95,7 @@ from advisor.recommend.search import (
     candidate_gpus,
     counts,
     resolve_inputs,
+    served_group_error,
     sold_in,
     why_unsized,
 )
@@ -495,6 +496,9 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
         opt = existing_option(search, gpu, count, nodes, labels=_owned(constraints, catalog, gpu, count),
                               per_user=per_user)
         if opt is None:
+            served = served_group_error(search, gpu, count, nodes)  # "2 H100 with TP 4": the group said, both languages
+            if served is not None:
+                raise served
             raise InputError(f"{count}× {gpu.name} cannot be sized for {model.name}: "
                              f"{why_unsized(search, gpu, count, nodes)}", field="count")
         apply_rules(search, opt, gpu)

@@ -293,15 +293,27 @@ def valid_sized(w: Workload) -> bool:
     return True
 
 
+def served_group_error(search: Search, gpu: GpuSpec, count: int, nodes: int) -> InputError | None:
+    """A served model's TP (× PP) group that cannot run on the cards: larger than them or not dividing them ("2 H100
+    with TP 4"), or a degree that does not divide the attention heads ("TP 3"), said in both languages; None when
+    the layouts exist."""
+    pins = search.workload.pinned_layout
+    if pins is None or not pins.tp or search.workload.is_training or layouts_for(search, count, nodes):
+        return None
+    model = search.model
+    if not valid_tp(model, pins.tp):  # "TP 3": not a divisor of the heads
+        return InputError.from_key("errors.tp_heads", field="tp", tp=pins.tp, heads=model.num_attention_heads,
+                                   model=model.name)
+    group = pins.tp * (pins.pp or 1)
+    said = f"{pins.tp}" + (f" × PP {pins.pp}" if pins.pp else "")
+    return InputError.from_key("errors.served_group", field="tp", count=count, gpu=gpu.name, model=model.name,
+                               group_said=said, group=group)
+
+
 def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
     """Why `count` of `gpu` got no memory estimate at all (memory_of gave None for every layout): the first reason
     met, in the estimator's own words."""
     layouts = layouts_for(search, count, nodes)
-    pins = search.workload.pinned_layout
-    if not layouts and pins is not None and pins.tp and not search.workload.is_training and valid_tp(search.model, pins.tp):
-        group = pins.tp * (pins.pp or 1)  # "2 H100 with TP 4": the group said is larger than the cards
-        return (f"TP {pins.tp}{f' × PP {pins.pp}' if pins.pp else ''} takes {group} GPUs per copy of the model, "
-                f"which {count} do not divide; say a TP degree that divides {count}, or {group} or more GPUs")
     if not layouts:
         return f"tensor parallelism must divide the {search.model.num_attention_heads} attention heads"
     w = sized_workload(search.workload, layouts[0])

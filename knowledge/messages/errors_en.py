@@ -45,6 +45,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.no_layout": "no layout of {model} fits {count} × {gpu}{pinned} with {headroom:.0%} memory headroom{leanest}"
         "{need}",
     "errors.no_layout.need": "; the smallest count that fits is {n} GPUs",
+    "errors.served_group": "{count}× {gpu} cannot be sized for {model}: TP {group_said} takes {group} GPUs per copy of the "
+        "model, which {count} do not divide; say a TP degree that divides {count}, or {group} or more GPUs",
     "errors.pinned_dp": "{layout} is {world} GPUs, not the {count} named",
     # --- training and serving that do not fit (ui/cli/commands/train_time.py, throughput.py) -------------------------
     "errors.tokens_range": "--tokens: {text} is out of range (accepted: {range})",

@@ -38,6 +38,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.count_factor": "{count} 张卡无法分解为 TP × CP × PP × DP（需为 {split} 的倍数）",
     "errors.no_layout": "{count} 张 {gpu} 放不下 {model} 的任何并行布局{need}",
     "errors.no_layout.need": "；至少需要 {n} 张",
+    "errors.served_group": "{count}× {gpu} 部署不了 {model}：TP {group_said} 每份模型要 {group} 张卡，{count} 张分不开；请改用能整除 "
+        "{count} 的 TP，或用 {group} 张及以上的卡",
     "errors.pinned_dp": "{layout} 共 {world} 张卡，与所说的 {count} 张不符（TP × PP × CP × DP 须等于 {count}）",
     # --- training and serving that do not fit (ui/cli/commands/train_time.py, throughput.py) -------------------------
     "errors.tokens_range": "--tokens：{text} 超出范围（可接受：{range}）",
