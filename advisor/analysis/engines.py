@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.analysis.result import EngineRun, top_option
+from advisor.analysis.result import EngineRun, asked_option
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.formats import bits_per_weight
@@ -87,8 +87,7 @@ def _speed(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload) -> tuple[flo
 def engine_runs(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step],
                 ev: Analysis) -> list[EngineRun]:
     """Each engine of `request.engines` on the one configuration named (else the answer's leading one)."""
-    users = ev.user_options
-    o = users[0] if len(users) == 1 else top_option(ev)
+    o = asked_option(ev)
     if o is None:
         return []
     gpu = catalog.gpu(o.gpu)

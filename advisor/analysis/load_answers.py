@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.analysis.limits import capacity, serving_load
 from advisor.analysis.named import evaluate_named
 from advisor.analysis.request import AnalysisRequest, NamedConfig
-from advisor.analysis.result import Analysis, top_option
+from advisor.analysis.result import Analysis, asked_option, top_option
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.memory import default_inference_format
@@ -114,11 +114,10 @@ def load_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
         return
     at = _asked_at_load(request, catalog, ev, one)
     changed = ev.changed_config
-    if at is None and changed is not None and changed.fits:
-        at = changed, catalog.gpu(changed.gpu), 0
-    if at is None:
+    asked = at[0] if at is not None else changed if changed is not None and changed.fits else None
+    if asked is None:
         return
-    asked, gpu, _ = at
+    gpu = catalog.gpu(asked.gpu)
     rows = []
     for users in request.load_ladder:
         load = load_at(request, model, gpu, asked, users, steps)
@@ -139,8 +138,7 @@ def served_variants(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
 
     if len(values) < 2:
         return
-    users = ev.user_options
-    base = users[0] if len(users) == 1 else top_option(ev)
+    base = asked_option(ev)
     if base is None:
         return
     gpu, load = catalog.gpu(base.gpu), max(1, request.workload.concurrency)

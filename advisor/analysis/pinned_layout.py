@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from advisor.analysis.request import AnalysisRequest
-from advisor.analysis.result import Analysis, PinnedNote, top_option
+from advisor.analysis.result import Analysis, PinnedNote, asked_option
 from advisor.recommend.search import default_train_tokens
 from advisor.recommend.training_advice import pin_error, plan_for, planned
 from advisor.workload import PinnedLayout, Workload
@@ -40,24 +40,19 @@ def settle(request: AnalysisRequest, ev: Analysis, again: Callable[[AnalysisRequ
     if pins is None or not planned(w):
         return ev
     mfu = request.constraints.mfu
-    asked = _asked(ev)
+    asked = asked_option(ev)
     if asked is not None and asked.fits and asked.layout.planned is not None and asked.training is not None:
         gpu = load_catalog().gpu(asked.gpu)
         if _why(ev.model, gpu, asked.count, w, mfu) is None:
             ev.pinned = _kept(ev.model, gpu, asked, w, pins, mfu)
             return ev
     free = again(replace(request, workload=replace(w, pinned_layout=None)))
-    on = _asked(free) or asked
+    on = asked_option(free) or asked
     why = _why(free.model, load_catalog().gpu(on.gpu), on.count, w, mfu) if on is not None else None
     if on is None or why is None:
         return ev  # the layout runs there: it is not what keeps the job from these GPUs
     free.pinned = PinnedNote(layout=pins, on=f"{on.count}× {on.gpu_name}", why=why)
     return free
-
-
-def _asked(ev: Analysis) -> Option | None:
-    """The configuration the answer is about: the one named, else the leading option."""
-    return ev.user_options[0] if len(ev.user_options) == 1 else top_option(ev)
 
 
 def _tokens(model: ModelSpec, w: Workload) -> float:

@@ -217,6 +217,12 @@ class Analysis(msgspec.Struct):
     host_cloud: str | None = None  # the cloud named as the host: the answer names its instance for the lead
 
 
+def asked_option(ev: Analysis) -> Option | None:
+    """The configuration a question about "it" is about: the one the user named, else the option the answer leads
+    with (`top_option`)."""
+    return ev.user_options[0] if len(ev.user_options) == 1 else top_option(ev)
+
+
 def top_option(ev: Analysis) -> Option | None:
     """The option the answer leads with: the best of the user's own configurations that fit, else the
     recommender's first; None when nothing fits."""

@@ -7,7 +7,7 @@ import math
 
 from advisor.analysis.named import evaluate_named
 from advisor.analysis.request import AnalysisRequest, NamedConfig
-from advisor.analysis.result import Analysis, top_option
+from advisor.analysis.result import Analysis, asked_option
 from advisor.analysis.steps import Step
 from knowledge.structs import replace
 
@@ -20,7 +20,7 @@ def training_precisions(request: AnalysisRequest, steps: list[Step], ev: Analysi
     asked = {v for f, v in request.variants if f == "weights"}
     if w.task not in ("pretrain", "full") or asked != {"fp8", "bf16"}:
         return
-    base = ev.user_options[0] if len(ev.user_options) == 1 else top_option(ev)
+    base = asked_option(ev)
     if base is None:
         return
     from advisor.recommend.assumptions import DEFAULT_TRAINING_DEADLINE_S  # start-up: training answers only
@@ -62,7 +62,7 @@ def training_frameworks(request: AnalysisRequest, steps: list[Step], ev: Analysi
     w = request.workload
     if w.task not in ("pretrain", "full") or len(request.frameworks) < 2:
         return
-    base = ev.user_options[0] if len(ev.user_options) == 1 else top_option(ev)
+    base = asked_option(ev)
     if base is None or not base.fits:
         return
     runs = []

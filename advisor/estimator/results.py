@@ -113,14 +113,17 @@ class MemoryEstimate(Frozen):
         """Tokens of KV cache that fit in the headroom on top of this estimate (serving capacity)."""
         return self.fit_count(gpu, self.kv_bytes_per_token)
 
+    def kv_free_bytes(self, gpu: "GpuSpec | Bytes") -> Bytes:
+        """What one GPU leaves the KV cache next to everything else: usable − (total − kv_cache)."""
+        return self.usable_bytes(gpu) - (self.per_gpu.total - self.per_gpu.kv_cache)
+
     def fit_count(self, gpu: "GpuSpec | Bytes", each: Bytes) -> int:
         """How many `each` (a token's or a sequence's KV cache) fit on one GPU next to everything but the KV cache:
-        ⌊(usable − (total − kv_cache)) / each⌋, at least 0; 0 when `each` is 0. The one place the estimator and the
-        recommender count tokens and sequences that fit (throughput capacity, an option's max concurrency)."""
+        ⌊kv_free_bytes / each⌋, at least 0; 0 when `each` is 0. The one place the estimator and the recommender count
+        tokens and sequences that fit (throughput capacity, an option's max concurrency)."""
         if not each:
             return 0
-        free = self.usable_bytes(gpu) - (self.per_gpu.total - self.per_gpu.kv_cache)
-        return max(0, free // each)
+        return max(0, self.kv_free_bytes(gpu) // each)
 
     # --- contract --------------------------------------------------------------------------------------------
     def to_contract(self) -> dict[str, Any]:

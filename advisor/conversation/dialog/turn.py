@@ -93,6 +93,7 @@ class DialogDriver:
 # a speed word beside two formats compared ("how much throughput do I lose going from FP8 to BF16?"): their speeds
 _SPEED_WORDS = re.compile(r"throughput|tokens?/s|tok/s|faster|slower|speed|latency|lose|gain|吞吐|速度|快|慢|延迟")
 
+
 def respond(state: DialogState, text: str, lang: str, catalog: Catalog,
             reading: Request | None = None) -> Iterator[Step | Turn]:
     """One deterministic turn over `state` (mutated only when the turn succeeds); each Turn carries the typed

@@ -554,10 +554,11 @@ def rate_period(text: str) -> int:
     return next((period for pattern, period in _RATE_PERIOD if pattern.search(s)), 1)
 
 
-# "which is faster, vLLM or llama.cpp?", "Ollama 和 vLLM 哪个快": serving engines named to be compared
+# "which is faster, vLLM or llama.cpp?", "Ollama 和 vLLM 哪个快": serving engines named to be compared; _COMPARED: the
+# words that make two engines, frameworks or TP degrees named a comparison ("vs", "switch from", "还是", "换成")
 _ENGINE_NAMES = (("vllm", r"vllm"), ("llama.cpp", r"llama\.?cpp|ollama|lm studio"), ("sglang", r"sglang"),
                  ("trtllm", r"tensorrt[\s_-]*llm|trt[\s_-]*llm"), ("transformers", r"(?<![a-z])transformers(?![a-z])"))
-_ENGINE_COMPARE = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|faster|slower|quicker|better|compare[ds]?|comparison|"
+_COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|faster|slower|quicker|better|compare[ds]?|comparison|"
                              r"switch(?:ing|ed)?|mov(?:e|ing)|migrat(?:e|ing|ion)|instead|rather than|replac(?:e|ing)|"
                              r"gains?|difference|differ)(?![a-z])|哪个|还是|对比|比较|更快|谁|快还是|换成|换到|改用|更好|更高|"
                              r"切换|迁移|替换|区别|差多少|提升多少")
@@ -577,7 +578,7 @@ def training_frameworks_compared(text: str) -> tuple[str, ...]:
     s = (text or "").lower()
     found = sorted((m.start(), name) for name, rx in _TRAINING_FRAMEWORKS if (m := re.search(rx, s)))
     named = tuple(dict.fromkeys(n for _, n in found))
-    if len(named) >= 2 and (_ENGINE_COMPARE.search(s) or _FRAMEWORK_QUESTION.search(s) or "," in s or "/" in s):
+    if len(named) >= 2 and (_COMPARED.search(s) or _FRAMEWORK_QUESTION.search(s) or "," in s or "/" in s):
         return named
     return tuple(n for n, _ in _TRAINING_FRAMEWORKS) if _FRAMEWORK_QUESTION.search(s) else ()
 
@@ -596,7 +597,7 @@ def tp_degrees_compared(text: str) -> tuple[int, ...]:
     """Two or more TP degrees named with a comparison ("TP8 on 8 H100 or 2 replicas of TP4?", "TP 8 还是两组 TP 4"),
     in the order named; () otherwise."""
     found = tp_degrees_said(text)
-    return found if len(found) >= 2 and _ENGINE_COMPARE.search((text or "").lower()) else ()
+    return found if len(found) >= 2 and _COMPARED.search((text or "").lower()) else ()
 
 
 def engines_compared(text: str) -> tuple[str, ...]:
@@ -605,7 +606,7 @@ def engines_compared(text: str) -> tuple[str, ...]:
     s = (text or "").lower()
     found = sorted((m.start(), engine) for engine, rx in _ENGINE_NAMES if (m := re.search(rx, s)))
     engines = tuple(dict.fromkeys(e for _, e in found))
-    return engines if len(engines) >= 2 and _ENGINE_COMPARE.search(s) else ()
+    return engines if len(engines) >= 2 and _COMPARED.search(s) else ()
 
 
 # preference tuning that keeps a frozen reference model beside the policy (TRL DPOTrainer, KTOTrainer)

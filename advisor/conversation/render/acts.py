@@ -90,7 +90,7 @@ def served_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         fmt = r["field"] == "weights"
         said = format_label(str(r["value"]), lang) if fmt else f"TP {r['value']}"
         if load is None or o is None:
-            parts.append(t("acts.served.none_fmt" if fmt else "acts.tp.none", lang, tp=r["value"], fmt=said))
+            parts.append(t("acts.served.none_fmt" if fmt else "acts.served.none_tp", lang, tp=r["value"], fmt=said))
             continue
         lay = (t("acts.served.fmt", lang, fmt=said, lay=opt_layout(o, lang, book)) if fmt
                else opt_layout(o, lang, book))
@@ -100,7 +100,7 @@ def served_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
                        "tokens/s", SRC_THROUGHPUT, 0)
         ttft = book.latency(f"median time to first token with {said} on {where}", Seconds(float(load["ttft_s"])),
                             SRC_THROUGHPUT)
-        parts.append(t("acts.tp.run", lang, lay=lay, per=per, tot=tot, ttft=ttft))
+        parts.append(t("acts.served.run", lang, lay=lay, per=per, tot=tot, ttft=ttft))
         fit.append((lay, float(load["per_user_tokens_per_s"]), float(load["total_tokens_per_s"])))
     verdict = ""
     if len(fit) >= 2:
@@ -109,14 +109,14 @@ def served_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         close_user = min(x[1] for x in fit) >= by_user[1] * (1 - SAME_SPEED)
         close_total = min(x[2] for x in fit) >= by_total[2] * (1 - SAME_SPEED)
         if close_user and close_total:
-            verdict = t("acts.tp.same", lang)
+            verdict = t("acts.served.same", lang)
         elif by_user is by_total or close_total:
-            verdict = t("acts.tp.both", lang, lay=by_user[0])
+            verdict = t("acts.served.both", lang, lay=by_user[0])
         elif close_user:
-            verdict = t("acts.tp.total", lang, lay=by_total[0])
+            verdict = t("acts.served.total", lang, lay=by_total[0])
         else:
-            verdict = t("acts.tp.split", lang, user=by_user[0], total=by_total[0])
-    text = t("acts.tp.lead", lang, where=where, users=users, runs=t("clause.sep", lang).join(parts)) + verdict
+            verdict = t("acts.served.split", lang, user=by_user[0], total=by_total[0])
+    text = t("acts.served.lead", lang, where=where, users=users, runs=t("clause.sep", lang).join(parts)) + verdict
     return fs.Lead(text, None, f"speeds compared on {where}")
 
 

@@ -76,7 +76,8 @@ def kv_capacity_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead 
     from advisor.estimator.engine_memory import engine_kv_budget  # start-up: only this question reads the engines
     from knowledge.catalog import load_catalog
 
-    if not o.fits:
+    est = o.memory_estimate
+    if not o.fits or est is None:
         return None
     model, w, lay = ev.model, o.sized_workload or ev.workload, o.layout
     ctx = max(1, w.context)
@@ -85,16 +86,16 @@ def kv_capacity_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead 
     engine = lay.engine or "vllm"  # (a serving option always names its engine)
     budget = engine_kv_budget(engine, model, gpu, tp=lay.tp, weights=lay.weights, kv=lay.kv,
                               max_model_len=ctx, attention_dp=dpa) if lay.pp <= 1 else None
-    per_token = max(1, kv_cache_bytes(model, ctx, 1, lay.kv, lay.tp, pp=lay.pp, attention_dp=dpa) // ctx)
+    per_token = max(1, est.kv_bytes_per_token.n)
     if budget is not None and budget.kv_tokens > 0:
         tokens, pool = budget.kv_tokens, Bytes(budget.kv_cache_bytes)
         how = t("lead.kv_capacity.engine", lang, engine=ENGINE_LABELS.get(engine, engine),
                 frac=f"{budget.fraction:.2f}")
     else:
-        pool = o.usable - (o.per_gpu.total - o.per_gpu.kv_cache)
+        pool = est.kv_free_bytes(gpu)
         if pool.n <= 0:
             return None
-        tokens, how = pool.n // per_token, t("lead.kv_capacity.estimate", lang)
+        tokens, how = est.kv_capacity_tokens(gpu), t("lead.kv_capacity.estimate", lang)
     copies = max(1, lay.dp or 1)
     on = f"{o.count}× {o.gpu_name}"
     total = book.tokens(f"tokens of KV cache on {on}", tokens * copies, SRC_KV_POOL, lang)

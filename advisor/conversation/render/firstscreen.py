@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from advisor.analysis.result import SAME_CARD_REACH, top_option
+from advisor.analysis.result import SAME_CARD_REACH, asked_option, top_option
 from advisor.conversation.dialog.machine import default_weights
 from advisor.conversation.render.book import (
     SRC_DEFAULT,
@@ -188,8 +188,7 @@ def unknown_card_lead(ev: Any, cards: list[str], top: Any, book: Book, lang: str
 
 def planned_precision(ev: Any) -> str | None:
     """The precision the planner trains the answered configuration in (its PlannedLayout), None when unplanned."""
-    users = getattr(ev, "user_options", None) or []
-    o = users[0] if len(users) == 1 else top_option(ev)
+    o = asked_option(ev)
     planned = o.layout.planned if o is not None and o.layout is not None else None
     return planned.precision if planned is not None else None
 

@@ -391,11 +391,9 @@ def changed_line(ev: Any, book: Book, lang: str) -> str:
     ladder = load_ladder_lead(ev, book, lang, changed=True)  # "1, 8, 32, 128 users" on the cards as changed
     if ladder is not None:
         return format_changed(ev, book, lang) + ladder.text
-    change = getattr(ev, "load_change", None)
-    if change and change["option"] is o:  # "from 20 to 80 users" on the named cards as the change makes them hold it
-        lead = load_change_lead(ev, book, lang, changed=True)
-        if lead is not None:
-            return format_changed(ev, book, lang) + lead.text
+    change = load_change_lead(ev, book, lang, changed=True)  # "from 20 to 80 users" on the cards as changed
+    if change is not None:
+        return format_changed(ev, book, lang) + change.text
     line = load_line(ev, o, book, lang, load=load)
     if not line:
         return ""

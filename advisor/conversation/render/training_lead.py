@@ -153,4 +153,3 @@ def pinned_lines(ev: Analysis, asked: Option | None, book: Book, lang: str) -> t
 def pinned_text(pins: PinnedLayout, book: Book, lang: str) -> str:
     """The degrees the user gave, as the layout column writes them ("TP 8, PP 4"; "TP 8、PP 4"), booked as theirs."""
     return book.text(pins.text(t("list.sep", lang)), "parallel layout you gave", SRC_USER)
-
