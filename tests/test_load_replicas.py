@@ -1,6 +1,6 @@
 """More users than one deployment serves within the per-token target: the answer says how many identical copies of
-the deployment it takes, with their cards and purchase — checked here by hand arithmetic on the answer's own
-figures (copies = ⌈users / users per copy⌉, cards and purchase × copies)."""
+the deployment (or of one of its replica groups) it takes, with their cards and purchase — checked here by hand
+arithmetic on the answer's own figures (copies = ⌈users / users per copy⌉, cards and purchase × copies)."""
 
 from __future__ import annotations
 
@@ -27,19 +27,23 @@ def test_copies_of_a_deployment_cover_the_users(lang: str, text: str, users: int
     answer = Conversation(lang=lang).respond(text).answer
     if lang == "zh":
         most = re.search(r"时最多 (\d+) 路并发", answer)
-        more = re.search(r"需要 (\d+) 套这样的部署（共 (\d+) 张卡，整机采购 ¥([\d,]+)）", answer)
+        more = re.search(r"需要 (\d+) (?:套这样的|组这样的 (\d+) 卡)部署（共 (\d+) 张卡，整机采购 ¥([\d,]+)）", answer)
         one = re.search(r"(\d+)× .*?：整机采购 ¥([\d,]+)", answer)
     else:
         most = re.search(r"at most (\d+) concurrent users stay within", answer)
-        more = re.search(r"take (\d+) copies of this deployment \((\d+) cards, ¥([\d,]+) to buy\)", answer)
+        more = re.search(r"take (\d+) copies of (?:this deployment|one of its (\d+)-GPU groups) \((\d+) cards, ¥([\d,]+) "
+                         r"to buy\)", answer)
         one = (re.search(r"(\d+)× .*?: ¥([\d,]+) to buy", answer)  # a recommendation's lead, else the named cards'
                or re.search(r"\*\*Cost \((\d+)× [^\n]*\):\*\*\n- purchase: ¥([\d,]+)", answer))
     assert most and more and one, answer
-    per_copy, copies, cards = int(most.group(1)), int(more.group(1)), int(more.group(2))
-    assert per_copy < users
+    per_deployment, copies, cards = int(most.group(1)), int(more.group(1)), int(more.group(3))
+    whole = int(one.group(1))
+    size = int(more.group(2) or whole)  # a copy is one replica group of the deployment when it has several
+    per_copy = per_deployment * size // whole
+    assert per_deployment < users
     assert copies == math.ceil(users / per_copy)
-    assert cards == copies * int(one.group(1))
-    assert _num(more.group(3)) == pytest.approx(copies * _num(one.group(2)), abs=copies)  # whole yuan, rounded
+    assert cards == copies * size
+    assert _num(more.group(4)) == pytest.approx(copies * _num(one.group(2)) * size / whole, abs=copies)  # whole yuan
 
 
 def test_no_copies_when_one_deployment_is_enough() -> None:

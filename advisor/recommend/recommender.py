@@ -97,7 +97,7 @@ from advisor.recommend.search import (
     resolve_inputs,
     served_group_error,
     sold_in,
-    why_unsized,
+    unsized_error,
 )
 from advisor.recommend.speed import fill_load
 from advisor.workload import Constraints, Workload, default_context, named_cards
@@ -499,8 +499,7 @@ def evaluate_configs(workload: Workload, configs: Iterable[tuple[str, int]], con
             served = served_group_error(search, gpu, count, nodes)  # "2 H100 with TP 4": the group said, both languages
             if served is not None:
                 raise served
-            raise InputError(f"{count}× {gpu.name} cannot be sized for {model.name}: "
-                             f"{why_unsized(search, gpu, count, nodes)}", field="count")
+            raise unsized_error(search, gpu, count, nodes)
         apply_rules(search, opt, gpu)
         if blocked(opt):
             opt.misses.append("blocked")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from advisor.estimator.formats import weight_bytes
 from advisor.estimator.kv_cache import kv_cache_bytes
@@ -310,26 +310,34 @@ def served_group_error(search: Search, gpu: GpuSpec, count: int, nodes: int) -> 
                                group_said=said, group=group)
 
 
-def why_unsized(search: Search, gpu: GpuSpec, count: int, nodes: int) -> str:
-    """Why `count` of `gpu` got no memory estimate at all (memory_of gave None for every layout): the first reason
-    met, in the estimator's own words."""
+def unsized_error(search: Search, gpu: GpuSpec, count: int, nodes: int) -> InputError:
+    """Why `count` of `gpu` got no memory estimate at all (memory_of gave None for every layout), in both languages:
+    the first reason met (no TP degree that divides the attention heads, an inference-only part asked to train, a
+    software stack that does not run the engine), else the estimator's own error."""
+    model = search.model
+    fields: dict[str, Any] = {"count": count, "gpu": gpu.name, "model": model.name}
     layouts = layouts_for(search, count, nodes)
     if not layouts:
-        return f"tensor parallelism must divide the {search.model.num_attention_heads} attention heads"
+        return InputError.from_key("errors.unsized.heads", field="count", heads=model.num_attention_heads, **fields)
     w = sized_workload(search.workload, layouts[0])
     if w.is_training and gpu.inference_only:
-        return "it is an inference-only part"
+        return InputError.from_key("errors.unsized.inference_only", field="gpu", **fields)
     if not stack_runs(gpu, w):
-        return f"its {gpu.stack} software does not run {engine_for(gpu, w) or 'vllm'}"
+        return InputError.from_key("errors.unsized.stack", field="gpu", stack=gpu.stack,
+                                   engine=engine_for(gpu, w) or "vllm", **fields)
     engine = engine_for(gpu, w)
     w = replace(w, engine=engine) if engine != w.engine else w
     w = _gguf_file(search.model, w, engine)
     try:
         Workload(**dump(w))
         estimate_memory(search.model, w, gpu)
-    except (AdvisorError, ValueError) as exc:
-        return str(exc)
-    return "no layout could be sized"
+    except AdvisorError as exc:
+        zh = exc.localized("zh") if isinstance(exc, InputError) else str(exc)
+        return InputError(f"{count}× {gpu.name} cannot be sized for {model.name}: {exc}", field="count",
+                          message_zh=f"{count}× {gpu.name} 无法为 {model.name} 估算：{zh}")
+    except ValueError as exc:
+        return InputError(f"{count}× {gpu.name} cannot be sized for {model.name}: {exc}", field="count")
+    return InputError.from_key("errors.unsized.none", field="count", **fields)
 
 
 def headroom(est: MemoryEstimate, gpu: GpuSpec) -> float:

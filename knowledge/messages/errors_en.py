@@ -48,6 +48,13 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.served_group": "{count}× {gpu} cannot be sized for {model}: TP {group_said} takes {group} GPUs per copy of the "
         "model, which {count} do not divide; say a TP degree that divides {count}, or {group} or more GPUs",
     "errors.pinned_dp": "{layout} is {world} GPUs, not the {count} named",
+    "errors.unsized.heads": "{count}× {gpu} cannot be sized for {model}: tensor parallelism must divide the {heads} "
+        "attention heads (accepted: a GPU count whose TP degree divides {heads}, e.g. 1, 2, 4 or 8)",
+    "errors.unsized.inference_only": "{count}× {gpu} cannot be sized for {model}: it is an inference-only part and does "
+        "not train (accepted: a training-capable card, or serving on this one)",
+    "errors.unsized.stack": "{count}× {gpu} cannot be sized for {model}: its {stack} software does not run {engine} "
+        "(accepted: an engine its stack runs, or another card)",
+    "errors.unsized.none": "{count}× {gpu} cannot be sized for {model}: no layout could be sized",
     # --- training and serving that do not fit (ui/cli/commands/train_time.py, throughput.py) -------------------------
     "errors.tokens_range": "--tokens: {text} is out of range (accepted: {range})",
     "errors.train_short": "{task} of {model} does not fit on {count} × {gpu}: needs {needs} per GPU, {usable} usable — "

@@ -41,6 +41,11 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.served_group": "{count}× {gpu} 部署不了 {model}：TP {group_said} 每份模型要 {group} 张卡，{count} 张分不开；请改用能整除 "
         "{count} 的 TP，或用 {group} 张及以上的卡",
     "errors.pinned_dp": "{layout} 共 {world} 张卡，与所说的 {count} 张不符（TP × PP × CP × DP 须等于 {count}）",
+    "errors.unsized.heads": "{count}× {gpu} 部署不了 {model}：张量并行度必须整除 {heads} 个注意力头（可接受：张量并行度能整除 "
+        "{heads} 的卡数，如 1、2、4、8）",
+    "errors.unsized.inference_only": "{count}× {gpu} 没法训练 {model}：这是只做推理的卡（可接受：能训练的卡，或在这张卡上做推理）",
+    "errors.unsized.stack": "{count}× {gpu} 部署不了 {model}：它的 {stack} 软件栈跑不了 {engine}（可接受：该软件栈支持的引擎，或换卡）",
+    "errors.unsized.none": "{count}× {gpu} 无法为 {model} 估算：没有可用的并行布局",
     # --- training and serving that do not fit (ui/cli/commands/train_time.py, throughput.py) -------------------------
     "errors.tokens_range": "--tokens：{text} 超出范围（可接受：{range}）",
     "errors.train_short": "{model} 的 {task} 训练放不下 {count} 张 {gpu}：每卡还差 {short}",

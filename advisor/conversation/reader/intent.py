@@ -208,8 +208,9 @@ _LINK_QUESTION = re.compile(
     r"nvlink[^，。？?]{0,12}(?:需要|必要|必须|有用|有没有用|有啥用|有什么用|值得|值不值|重要|要不要|必不必要|影响大|"
     r"有多大(?:影响|区别|帮助)|吗|么|嘛)|(?:需要|必要|必须|要不要|需不需要|是否需要|没有|不用|不加|不带)[^，。？?]{0,12}nvlink")
 # "how many servers / machines / nodes", "几台", "多少台服务器": the count answered in servers, not cards
-_SERVER_QUESTION = words(zh=r"几台|多少台|几个节点|多少个节点|几台服务器|多少服务器|几台机器|多少机器",
-                         en=r"how many (?:[\w-]+ ){0,2}(?:servers?|machines?|nodes?|boxes|hosts?)|number of (?:servers|machines|nodes)")
+_SERVER_QUESTION = words(zh=r"几台|多少台|几个节点|多少个节点|几台服务器|多少服务器|几台机器|多少机器|几套|多少套|几组|多少组",
+                         en=r"how many (?:[\w-]+ ){0,2}(?:servers?|machines?|nodes?|boxes|hosts?|copies|replicas|"
+                            r"deployments|clusters|sets|pods)(?![a-z])|number of (?:servers|machines|nodes|copies|replicas)")
 # "cost per million tokens", "cheaper per token", "每百万 token 成本": the cost of each generated token, not the purchase
 # "per token" alone is as often a latency ("30 ms per token", "每个 token 30 毫秒"): a cost word must be near it;
 # "per million tokens" / "每百万 token" is a price unit by itself
@@ -559,7 +560,7 @@ def rate_period(text: str) -> int:
 _ENGINE_NAMES = (("vllm", r"vllm"), ("llama.cpp", r"llama\.?cpp|ollama|lm studio"), ("sglang", r"sglang"),
                  ("trtllm", r"tensorrt[\s_-]*llm|trt[\s_-]*llm"), ("transformers", r"(?<![a-z])transformers(?![a-z])"))
 _COMPARED = re.compile(r"(?<![a-z])(?:vs\.?|versus|or|faster|slower|quicker|better|compare[ds]?|comparison|"
-                             r"switch(?:ing|ed)?|mov(?:e|ing)|migrat(?:e|ing|ion)|instead|rather than|replac(?:e|ing)|"
+                             r"switch(?:ing|ed)?|mov(?:e|ing)|migrat(?:e|ing|ion)|instead|rather than|replac(?:e|ing)|swap(?:ping)?|trad(?:e|ing)|"
                              r"gains?|difference|differ)(?![a-z])|哪个|还是|对比|比较|更快|谁|快还是|换成|换到|改用|更好|更高|"
                              r"切换|迁移|替换|区别|差多少|提升多少")
 

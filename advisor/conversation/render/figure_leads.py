@@ -1,5 +1,5 @@
-"""Leads that answer one figure of the job: its KV cache per token, the KV cache a configuration holds, and the tokens
-it makes in a day."""
+"""Leads that answer one figure of the job: its KV cache per token, the KV cache a configuration holds, the tokens
+it makes in a day, and its power draw and electricity."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from advisor.analysis.result import Analysis
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.labels import format_label
-from advisor.conversation.render.options_table import ENGINE_LABELS, opt_layout, opt_name
+from advisor.conversation.render.options_table import ENGINE_LABELS, opt_days, opt_layout, opt_name
+from advisor.conversation.render.power_price import at_your_price
 from advisor.estimator.kv_cache import kv_bytes_per_token_layer, kv_cache_bytes
+from knowledge.catalog import load_catalog
 from knowledge.messages import t
 from knowledge.quantities import UNIT_BYTES, Bytes
 
@@ -107,3 +109,33 @@ def kv_capacity_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead 
     text = t("lead.kv_capacity", lang, name=opt_name(o, book), total=total, lay=opt_layout(o, lang, book),
              gib=gib, each=each, how=how, n=n, ctx=book.tokens("context", ctx, SRC_KV_POOL, lang))
     return fs.Lead(text, None, f"tokens of KV cache on {on}")
+
+
+SRC_POWER = "advisor.estimator.cost.estimate_tco: (count × TDP + servers × platform W) × utilisation × 8760 h × PUE"
+
+
+def power_lead(o: Option, book: Book, lang: str) -> fs.Lead | None:
+    """"What is its power draw, and the electricity a year?": the average power at the wall, the option's yearly
+    energy over 8760 h (estimate_tco: GPUs' TDP and the servers' platform power × utilisation × PUE), the GPUs'
+    TDP alone, and the electricity bill a year; None without a TCO."""
+    tco = o.tco
+    if tco is None or not tco.energy_kwh_per_year:
+        return None
+    on = f"{o.count}× {o.gpu_name}"
+    kw = book.num(f"average power at the wall of {on} (PUE included)", tco.energy_kwh_per_year / 8760.0, "kW", SRC_POWER,
+                  1)
+    kwh = book.num(f"energy a year of {on}", tco.energy_kwh_per_year, "kWh", SRC_POWER, 0, suffix="")
+    gpu_w = book.num(f"GPU TDP of {on}", load_catalog().gpu(o.gpu).tdp_w * o.count, "W", "catalog: GpuSpec.tdp_w", 0)
+    cost = book.money(f"electricity a year for {on}", tco.power_per_year.amount, tco.power_per_year.currency, SRC_POWER)
+    text = t("lead.power", lang, name=opt_name(o, book), kw=kw, kwh=kwh, gpu_w=gpu_w, cost=cost) + at_your_price(
+        tco.prices, book, lang)  # the person's tariff, when they stated one
+    tr = o.training
+    if tr is not None and tr.wall and tco.power_per_year.amount:  # a training run: its own energy and bill too
+        share = tr.wall.s / (8760.0 * 3600)
+        run_kwh = book.num(f"energy of the training run on {on}", tco.energy_kwh_per_year * share, "kWh",
+                           SRC_POWER + " × run wall-clock ÷ 8760 h", 0, suffix="")
+        run_cost = book.money(f"electricity of the training run on {on}", tco.power_per_year.amount * share,
+                              tco.power_per_year.currency, SRC_POWER + " × run wall-clock ÷ 8760 h")
+        text = t("lead.power.run", lang, name=opt_name(o, book), kw=kw, days=opt_days(o, book, lang), kwh=run_kwh,
+                 cost=run_cost) + t("sentence.gap", lang) + text.replace("**", "")
+    return fs.Lead(text, None, f"average power at the wall of {on} (PUE included)")

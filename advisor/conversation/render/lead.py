@@ -28,7 +28,6 @@ from advisor.conversation.render.options_table import (
     SRC_LOAD,
     misses,
     need_and_usable,
-    opt_days,
     opt_layout,
     opt_name,
     opt_purchase,
@@ -36,9 +35,8 @@ from advisor.conversation.render.options_table import (
     price_when,
     user_speed,
 )
-from advisor.conversation.render.power_price import at_your_price
 from advisor.conversation.render.purchase_lead import against_target
-from advisor.conversation.render.scale_out import copies_for_load, servers_sentence
+from advisor.conversation.render.scale_out import copies_for_load, copies_lead, servers_sentence
 from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.prices import budget_price, unit_price
@@ -160,7 +158,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         first.text = t("lead.launch", lang, name=opt_name(asked, book), line=asked.launch_hint) + "\n\n" + first.text
         return first
     if ev.asks_power and asked is not None:  # "what is the power draw and the electricity a year?"
-        led_power = _power_lead(asked, book, lang)
+        led_power = figure_leads.power_lead(asked, book, lang)
         if led_power is not None:
             return led_power
     if ev.asks_tokens_per_day and asked is not None:  # "how many tokens a day can it generate?"
@@ -288,6 +286,9 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         "feasibility", "claim", "what_if", "which", "other", "how_long") else None
     if timed is not None:  # "doable overnight on a 4090?": the deadline first, then the memory
         return timed
+    copies = copies_lead(users[0], ev, book, lang) if len(users) == 1 else ""
+    if copies:  # "8× H100 for 1,000 users: how many of these?": the copies that hold them, first
+        return fs.Lead(copies, None, f"copies of {users[0].count}× {users[0].gpu_name}")
     if (intent in ("feasibility", "claim", "what_if", "how_many", "which", "other") and len(users) == 1) or one_short:
         # "how long on my one 4090?" when it does not fit there: that first, then what would
         led = fs.option_lead(users[0], ev, book, lang, one_card=True)
@@ -389,15 +390,19 @@ def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) ->
     """"How many servers / 几台": the count in servers first (advisor.conversation.render.scale_out), then the cards."""
     if ev.asks_servers and o.fits:
         head = servers_sentence(o, ev, book, lang)
-        copies = copies_for_load(ev)
+        copies, each = copies_for_load(ev, o)
         if copies == 1 and (o.price or o.tco is not None) and "existing" not in o.labels:
             # a sales engineer's "how many servers and what will it cost": the purchase with its date beside the count
             head += t("sentence.gap", lang) + opt_purchase(o, book, lang) + t("sentence.end", lang)
         if copies > 1:  # the servers hold several copies of the configuration: each copy, not "you need" one of them
             need, usable = need_and_usable(o, book)
+            whole = each == o.count  # else copies of one of its replica groups (scale_out.copy_unit)
+            name = opt_name(o, book) if whole else f"{each}× {o.gpu_name}"
+            lay = opt_layout(o, lang, book) if whole else (f"TP {o.layout.tp}" if o.layout.tp > 1
+                                                           else t("layout.one_gpu", lang))
             led.text = t("screen.servers.copies", lang, copies=book.count("copies of the deployment", copies, "copies",
                                                                         "computed: ⌈users / users within the target⌉"),
-                         name=opt_name(o, book), lay=opt_layout(o, lang, book), need=need, usable=usable)
+                         name=name, lay=lay, need=need, usable=usable)
         led.text = head + t("sentence.gap", lang) + led.text
     return led
 
@@ -567,33 +572,3 @@ def _nothing_fits(ev: Analysis, book: Book, lang: str) -> str:
     fmt = format_label(fs.need_format(ev), lang)
     total = book.gib("total memory need (unsharded)", ev.need.per_gpu.total)
     return t("lead.nothing_fits_need", lang, model=ev.model.name, fmt=fmt, total=total)
-
-
-SRC_POWER = "advisor.estimator.cost.estimate_tco: (count × TDP + servers × platform W) × utilisation × 8760 h × PUE"
-
-
-def _power_lead(o: Option, book: Book, lang: str) -> fs.Lead | None:
-    """"What is its power draw, and the electricity a year?": the average power at the wall, the option's yearly
-    energy over 8760 h (estimate_tco: GPUs' TDP and the servers' platform power × utilisation × PUE), the GPUs'
-    TDP alone, and the electricity bill a year; None without a TCO."""
-    tco = o.tco
-    if tco is None or not tco.energy_kwh_per_year:
-        return None
-    on = f"{o.count}× {o.gpu_name}"
-    kw = book.num(f"average power at the wall of {on} (PUE included)", tco.energy_kwh_per_year / 8760.0, "kW", SRC_POWER,
-                  1)
-    kwh = book.num(f"energy a year of {on}", tco.energy_kwh_per_year, "kWh", SRC_POWER, 0, suffix="")
-    gpu_w = book.num(f"GPU TDP of {on}", load_catalog().gpu(o.gpu).tdp_w * o.count, "W", "catalog: GpuSpec.tdp_w", 0)
-    cost = book.money(f"electricity a year for {on}", tco.power_per_year.amount, tco.power_per_year.currency, SRC_POWER)
-    text = t("lead.power", lang, name=opt_name(o, book), kw=kw, kwh=kwh, gpu_w=gpu_w, cost=cost) + at_your_price(
-        tco.prices, book, lang)  # the person's tariff, when they stated one
-    tr = o.training
-    if tr is not None and tr.wall and tco.power_per_year.amount:  # a training run: its own energy and bill too
-        share = tr.wall.s / (8760.0 * 3600)
-        run_kwh = book.num(f"energy of the training run on {on}", tco.energy_kwh_per_year * share, "kWh",
-                           SRC_POWER + " × run wall-clock ÷ 8760 h", 0, suffix="")
-        run_cost = book.money(f"electricity of the training run on {on}", tco.power_per_year.amount * share,
-                              tco.power_per_year.currency, SRC_POWER + " × run wall-clock ÷ 8760 h")
-        text = t("lead.power.run", lang, name=opt_name(o, book), kw=kw, days=opt_days(o, book, lang), kwh=run_kwh,
-                 cost=run_cost) + t("sentence.gap", lang) + text.replace("**", "")
-    return fs.Lead(text, None, f"average power at the wall of {on} (PUE included)")

@@ -358,6 +358,7 @@ def _job_rent(rent: dict[str, Any], ev: Any, book: Book, lang: str) -> str:
              cost=book.money("rental cost of the batch job", float(rent["cost"]), cur,
                              "computed: GPUs × job hours × price per GPU-hour"),
              gpus=book.count("GPUs the batch job runs on", int(rent["gpus"]), "GPUs", "the configuration answered"),
+             n=int(rent["gpus"]),
              hours=book.num("hours the batch job runs", float(rent["hours"]), "hours", "computed: requests ÷ requests per second",
                             1, suffix=t("slot.hours", lang)),
              gh=book.num("GPU-hours of the batch job", gh, "GPU-hours", "computed: GPUs × hours", 0 if gh >= 100 else 1,

@@ -7,32 +7,50 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, Book
+from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, Book, decimals_for
 from advisor.conversation.render.labels import format_label, option_format
 from advisor.estimator.memory import default_inference_format
 from knowledge.catalog import load_catalog
 from knowledge.messages import t
 
 
+def copy_unit(o: Any, users: int, limit: int) -> tuple[int, int]:
+    """(copies, GPUs in each) that serve `users` within the target when `limit` users are the most the whole
+    configuration serves so. A configuration of several replicas scales by one replica's group, not by the whole:
+    its limit is the group's times the replicas (advisor.estimator.serving.serve_report), so
+
+        copies = ⌈users / (limit / replicas)⌉ groups of count / replicas GPUs
+
+    (24 H100 as 3 × TP 8 serving 969 within 40 ms take 4 groups of 8 for 1,000 users, not 2 × 24)."""
+    reps = max(1, int(getattr(o.layout, "replicas", 1) or 1))
+    if reps > 1 and o.count % reps == 0 and limit >= reps:
+        return math.ceil(users / (limit // reps)), o.count // reps
+    return math.ceil(users / limit), o.count
+
+
 def replicas_for_load(o: Any, users: int, limit: int, book: Book, lang: str) -> str:
-    """More users than one deployment serves within the target: R = ⌈users / limit⌉ identical copies of it, each
-    taking an equal share of the users (data-parallel replicas of an inference deployment scale linearly: each
-    keeps its own weights and KV cache), with R × the cards and R × the purchase. "" when one copy suffices."""
+    """More users than one deployment serves within the target: R identical copies of it (`copy_unit`: of one of
+    its replica groups when it has several), each taking an equal share of the users (data-parallel replicas of an
+    inference deployment scale linearly: each keeps its own weights and KV cache), with the cards and the purchase
+    in proportion. "" when one copy suffices."""
     if limit < 1 or users <= limit:
         return ""
-    copies = math.ceil(users / limit)
-    src = f"computed: ⌈{users} users / {limit} per deployment⌉"
-    r = book.count(f"deployments of {o.count}× {o.gpu_name} for {users} users within the target", copies, "deployments", src)
-    cards = book.count(f"GPUs in {copies} deployments of {o.count}× {o.gpu_name}", copies * o.count, "GPUs",
-                       f"computed: {copies} × {o.count}")
+    copies, size = copy_unit(o, users, limit)
+    whole = size == o.count
+    unit = f"{o.count}× {o.gpu_name}" if whole else f"{size}-GPU groups of {o.count}× {o.gpu_name}"
+    src = (f"computed: ⌈{users} users / {limit} per deployment⌉" if whole else
+           f"computed: ⌈{users} users / ({limit} / {o.count // size} replicas) per group⌉")
+    r = book.count(f"copies of {unit} for {users} users within the target", copies, "deployments", src)
+    cards = book.count(f"GPUs in {copies} copies of {unit}", copies * size, "GPUs", f"computed: {copies} × {size}")
     total = o.tco.purchase.total if o.tco is not None and "existing" not in o.labels else None
     cost = ""
     if total and total.amount:
-        money = book.money(f"full purchase of {copies} deployments of {o.count}× {o.gpu_name}",
-                           copies * total.amount, total.currency,
-                           f"computed: {copies} × full purchase of one deployment")
+        money = book.money(f"full purchase of {copies} copies of {unit}", copies * total.amount * size / o.count,
+                           total.currency, f"computed: {copies} × full purchase of one deployment × {size} / {o.count}")
         cost = t("replicas.cost", lang, money=money)
-    return t("replicas.copies", lang, users=users, r=r, cards=cards, cost=cost)
+    if whole:
+        return t("replicas.copies", lang, users=users, r=r, cards=cards, cost=cost)
+    return t("replicas.copies_group", lang, users=users, r=r, size=size, cards=cards, cost=cost)
 
 
 def at_target_clause(ev: Any, lead: Any, users: int, limit: int, book: Book, lang: str) -> str:
@@ -55,27 +73,27 @@ def at_target_clause(ev: Any, lead: Any, users: int, limit: int, book: Book, lan
                                                           total.currency, SRC_RECOMMEND))
     if limit < 1:
         return t("replicas.at_target_none", lang, users=users, config=config, layout=layout, cost=cost)
-    copies = math.ceil(users / limit)
-    r = book.count(f"copies of {lead.count}× {lead.gpu_name} for {users} users within the target", copies, "copies",
-                   f"computed: ⌈{users} users / {limit} per deployment⌉")
+    copies, size = copy_unit(lead, users, limit)
+    r = book.count(f"copies of {size} of {lead.count}× {lead.gpu_name} for {users} users within the target", copies,
+                   "copies", f"computed: ⌈{users} users / {limit} per deployment⌉ in groups of {size}")
     return t("replicas.at_target", lang, users=users, config=config, layout=layout, cost=cost, r=r,
-             cards=book.count(f"GPUs in {copies} copies of {lead.count}× {lead.gpu_name}", copies * lead.count,
-                              "GPUs", f"computed: {copies} × {lead.count}"))
+             cards=book.count(f"GPUs in {copies} copies of {size} of {lead.count}× {lead.gpu_name}", copies * size,
+                              "GPUs", f"computed: {copies} × {size}"))
 
 
-def copies_for_load(ev: Any) -> int:
-    """Identical deployments the stated load needs: ⌈users / most users one serves within the target⌉ (1 when no
-    load was simulated, one copy carries it, or the target is only the default one: the configuration was sized
-    without it, and the load sentence says what the default speed would take; see `replicas_for_load`)."""
+def copies_for_load(ev: Any, o: Any) -> tuple[int, int]:
+    """(copies, GPUs in each) of `o` the stated load needs within the stated target (`copy_unit`); (1, o.count)
+    when no load was simulated, one copy carries it, or the target is only the default one: the configuration was
+    sized without it, and the load sentence says what the default speed would take (`replicas_for_load`)."""
     c = getattr(ev, "constraints", None)
     load = getattr(ev, "load", None) or {}
     if c is not None and c.max_ms_per_token is None and not c.min_tokens_per_s and not (load.get("target") or {}).get(
             "ttft_s"):
-        return 1
+        return 1, o.count
     limit, users = int(load.get("max_concurrency_for_target") or 0), int(load.get("concurrency") or 0)
     if limit < 1 or users <= limit:
-        return 1
-    return math.ceil(users / limit)
+        return 1, o.count
+    return copy_unit(o, users, limit)
 
 
 def servers_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
@@ -85,14 +103,14 @@ def servers_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
         servers = ⌈copies × count / per_node⌉ when one copy fits a server, else copies × the copy's nodes."""
     gpu = load_catalog().find_gpu(o.gpu)
     per_node = 1 if gpu is not None and gpu.is_machine else ev.constraints.max_gpus_per_node
-    copies = copies_for_load(ev)
-    cards = copies * o.count
-    n = math.ceil(cards / per_node) if o.count <= per_node else copies * o.nodes
-    src = (f"computed: ⌈{copies} × {o.count} GPUs / {per_node} per server⌉" if o.count <= per_node
-           else f"computed: {copies} × {o.nodes} servers")
+    copies, each = copies_for_load(ev, o)
+    cards = copies * each
+    n = math.ceil(cards / per_node) if each <= per_node else copies * math.ceil(each / per_node)
+    src = (f"computed: ⌈{copies} × {each} GPUs / {per_node} per server⌉" if each <= per_node
+           else f"computed: {copies} × ⌈{each} / {per_node}⌉ servers")
     servers = book.count(f"servers for {cards}× {o.gpu_name}", n, "servers", src)
     size = book.count("GPUs per server", per_node, "GPUs", "advisor.workload.Constraints.max_gpus_per_node")
-    total = book.count(f"GPUs in {n} servers of {o.gpu_name}", cards, "GPUs", f"computed: {copies} × {o.count}")
+    total = book.count(f"GPUs in {n} servers of {o.gpu_name}", cards, "GPUs", f"computed: {copies} × {each}")
     return t("screen.servers", lang, n=n, servers=servers, size=size, total=total, gpu=o.gpu_name)
 
 
@@ -124,3 +142,48 @@ def own_card_smaller(ev: Any, book: Book, lang: str, asked: str | None) -> str:
     if not parts:
         return ""
     return t("smaller.line", lang, parts=t("smaller.sep", lang).join(parts))
+
+
+def copies_lead(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """"8× H100 for 1,000 users: how many of these do I need?" when one copy of the configuration named holds fewer
+    users than asked (the recommender's change: at most n at the context asked): the copies that hold them all,
+
+        copies = ⌈users / n⌉, each with its own weights and KV cache,
+
+    then, where the per-token target (stated, else the default) serves fewer than n on one copy (its load
+    simulated at n), the copies that keep every user within it. "" when the question is not that one."""
+    if not getattr(ev, "asks_servers", False) or o.fits or ev.workload.is_training:
+        return ""
+    held = next((int(ch.value) for ch in ev.named_changes or [] if ch.kind == "concurrency"
+                 and isinstance(ch.value, (int, float)) and ch.value >= 1), 0)
+    users = int(ev.workload.concurrency or 0)
+    if not held or users <= held:
+        return ""
+    copies = math.ceil(users / held)
+    gpu = load_catalog().find_gpu(o.gpu)
+    per_node = 1 if gpu is not None and gpu.is_machine else ev.constraints.max_gpus_per_node
+    servers = math.ceil(copies * o.count / per_node) if o.count <= per_node else copies * math.ceil(o.count / per_node)
+    name = f"{o.count}× {o.gpu_name}"
+    src = f"computed: ⌈{users} users / {held} users one copy holds⌉"
+    text = t("lead.copies", lang, copies=book.count(f"copies of {name} for {users} users", copies, "copies", src),
+             name=name, cards=book.count(f"GPUs in {copies} copies of {name}", copies * o.count, "GPUs",
+                                         f"computed: {copies} × {o.count}"),
+             servers=book.count(f"servers for {copies} copies of {name}", servers, "servers",
+                                f"computed: {copies} copies of {o.count} GPUs, {per_node} per server"),
+             held=book.count(f"users one copy of {name} holds", held, "sequences", SRC_RECOMMEND), users=users,
+             context=ev.workload.context, n=servers)
+    load = getattr(ev, "changed_load", None) or {}
+    target, limit = (load.get("target") or {}).get("tpot_s"), int(load.get("max_concurrency_for_target") or 0)
+    if target and 1 <= limit < held:
+        more = math.ceil(users / limit)
+        rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
+                        decimals_for(round(1 / target, 1)))
+        stated = ev.constraints.max_ms_per_token is not None or ev.constraints.min_tokens_per_s
+        text += t("lead.copies.target", lang, rate=rate, limit=book.count(
+            f"users one copy of {name} serves within the target", limit, "sequences", SRC_THROUGHPUT),
+            why=t("screen.load.your_target" if stated else "screen.load.default_target", lang), users=users,
+            more=book.count(f"copies of {name} for {users} users within the target", more, "copies",
+                            f"computed: ⌈{users} users / {limit} within the target⌉"),
+            cards=book.count(f"GPUs in {more} copies of {name}", more * o.count, "GPUs",
+                             f"computed: {more} × {o.count}"))
+    return text + t("sentence.end", lang)
