@@ -195,11 +195,12 @@ class Catalog:
         """The catalog's other memory sizes of the card `gpu_id` names, with more memory, smallest first: the ids
         that are the same once the memory ("96g") and form-factor words ("pcie", "sxm", "nvl") are left out
         ("mac-studio-m3-ultra-96g" → the 256 GB and 512 GB machines; "a100-40g-pcie" → the 80 GB A100s; not the
-        RTX PRO 6000 for the RTX 6000 Ada)."""
+        RTX PRO 6000 for the RTX 6000 Ada). A community memory mod (the 48 GB RTX 4090, the 22 GB 2080 Ti) is no
+        larger size of a stock card: it is offered only when it is asked for by name."""
         own = self.gpu(gpu_id)
         key = twin_key(own.id)
-        return sorted((g for g in self.gpus if g.id != own.id and twin_key(g.id) == key and g.memory > own.memory),
-                      key=lambda g: (g.memory, g.id))
+        return sorted((g for g in self.gpus if g.id != own.id and twin_key(g.id) == key and g.memory > own.memory
+                       and (own.modded or not g.modded)), key=lambda g: (g.memory, g.id))
 
     def model_ids(self) -> tuple[str, ...]:
         return tuple(self._models.order)

@@ -33,6 +33,7 @@ FAMILY_NAMES: dict[str, str] = {
     "rtx-4080-super": "RTX 4080 SUPER",
     "rtx-4080": "RTX 4080",
     "rtx-4090d": "RTX 4090 D",
+    "rtx-4090-48g": "RTX 4090 48G (modded)",
     "rtx-4090": "RTX 4090",
     "rtx-5080": "RTX 5080",
     "rtx-5090d": "RTX 5090 D",
@@ -112,6 +113,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("rtx-4070", r"^4070"),
         ("rtx-4080-super", r"^4080 ?(super|s\b)"),
         ("rtx-4080", r"^4080"),
+        ("rtx-4090-48g", r"^4090(?! ?d\b).*\b48 ?g"),
         ("rtx-4090d", r"^4090 ?d\b"),
         ("rtx-4090", r"^4090"),
         ("rtx-pro-6000", r"^pro ?6000"),
@@ -188,6 +190,8 @@ def family_of(name: str) -> str | None:
     key = _normalise(name)
     if "魔改" in name and key.startswith("2080"):  # "魔改2080ti": the community 22 GB mod
         return "rtx-2080ti-22g"
+    if "魔改" in name and re.match(r"4090(?! ?d\b)", key):  # "魔改 4090": the China-built 48 GB board
+        return "rtx-4090-48g"
     for fam, pat in _PATTERNS:
         if pat.search(key):
             return fam

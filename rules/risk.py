@@ -23,8 +23,9 @@ RULES: tuple[RuleMeta, ...] = (
         severity="warn",
         source=GUIDE_003,
         section=_VALUE_CONCLUSIONS + ": 2080ti 22G魔改版（约2400元）性价比超越4080，但使用有一定风险",
-        refs=("hwbr-2080ti-mod",),
-        summary="Modded 2080 Ti 22G: no warranty, stability depends on the rework, drivers not validated.",
+        refs=("hwbr-2080ti-mod", "mod4090-48g-tomshw-2025-03"),
+        summary="Modded cards (2080 Ti 22G, RTX 4090 48G): no warranty, stability depends on the rework, drivers not "
+                "validated.",
         alternative="rtx-3090",
     ),
     RuleMeta(

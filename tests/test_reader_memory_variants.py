@@ -48,14 +48,16 @@ def test_ram_or_the_cards_own_size_keeps_the_card(text: str, gpu: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "lang"), [
-    ("can a 4090 with 48GB run Llama 3.1 70B in 4-bit?", "en"),
-    ("48G的4090 能跑 70B 吗", "zh"),
-    ("4090 显存 48G 的魔改卡跑 Qwen2.5-72B", "zh"),
+    ("can a 4090D with 48GB run Llama 3.1 70B in 4-bit?", "en"),
+    ("48G的4090D 能跑 70B 吗", "zh"),
+    ("4090D 显存 48G 的魔改卡跑 Qwen2.5-72B", "zh"),
+    ("can a 5090 with 64GB run Llama 3.1 70B?", "en"),
     ("is an H100 with 96GB enough for Qwen2.5-72B?", "en"),
 ])
 def test_a_memory_no_catalog_variant_has_is_an_unknown_card_in_either_word_order(text: str, lang: str) -> None:
     """The same reading before and after the name, in both languages: a size no card of that name has (the modded
-    48 GB RTX 4090 is not in the catalog) is a card the advisor does not know, never silently its namesake."""
+    48 GB RTX 4090 D is not in the catalog, the 48 GB RTX 4090 is) is a card the advisor does not know, never silently
+    its namesake."""
     s = extract(text, CAT, lang=lang)
     assert _cards(text, lang) == []
     assert s.unknown_gpus, s.unknown_gpus

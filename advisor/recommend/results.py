@@ -240,7 +240,11 @@ def purchase_line(o: Option, lang: str = "en") -> str:
     years = cost.years if cost is not None else 3.0
     tco = cost.tco if cost is not None else None
     servers = cost.servers if cost is not None else o.nodes
-    used = t("suffix.used", lang) if "used" in o.labels else ""
+    used = ""
+    if "used" in o.labels:
+        from knowledge.catalog import load_catalog  # start-up: only a second-hand or modded option reads the catalog
+
+        used = t("suffix.modded" if load_catalog().gpu(o.gpu).modded else "suffix.used", lang)
     if "existing" in o.labels:
         name = f"{o.count}× {o.gpu_name}" + t("suffix.owned", lang)
         if not tco:

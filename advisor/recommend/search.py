@@ -331,12 +331,12 @@ def unsized_error(search: Search, gpu: GpuSpec, count: int, nodes: int) -> Input
     try:
         Workload(**dump(w))
         estimate_memory(search.model, w, gpu)
-    except AdvisorError as exc:
-        zh = exc.localized("zh") if isinstance(exc, InputError) else str(exc)
-        return InputError(f"{count}× {gpu.name} cannot be sized for {model.name}: {exc}", field="count",
-                          message_zh=f"{count}× {gpu.name} 无法为 {model.name} 估算：{zh}")
-    except ValueError as exc:
-        return InputError(f"{count}× {gpu.name} cannot be sized for {model.name}: {exc}", field="count")
+    except (AdvisorError, ValueError) as exc:
+        from knowledge.messages import t  # start-up: only a configuration that cannot be sized loads the catalog
+
+        why_zh = exc.localized("zh") if isinstance(exc, InputError) else str(exc)
+        return InputError(t("errors.unsized.estimate", "en", why=str(exc), **fields), field="count",
+                          message_zh=t("errors.unsized.estimate", "zh", why=why_zh, **fields))
     return InputError.from_key("errors.unsized.none", field="count", **fields)
 
 

@@ -8,6 +8,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     # --- shared ---------------------------------------------------------------------------------------------
     "suffix.owned": " (already owned)",
     "suffix.used": " (used)",
+    "suffix.modded": " (memory-modded card)",
     "list.and": " and ",
     "list.sep": ", ",
     # --- prices: condition and source reliability ----------------------------------------------------------
@@ -1373,6 +1374,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "option.label.candidate": "named by you",
     "option.label.recommended": "recommended",
     "option.label.used": "used cards",
+    "option.label.modded": "memory-modded card",
     "option.label.lowest_cost_compact": "lowest cost without PCIe cards spread over servers",
     "option.miss.budget": "over budget",
     "option.miss.no_price": "no dated price in the catalog",

@@ -54,6 +54,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "not train (accepted: a training-capable card, or serving on this one)",
     "errors.unsized.stack": "{count}× {gpu} cannot be sized for {model}: its {stack} software does not run {engine} "
         "(accepted: an engine its stack runs, or another card)",
+    "errors.unsized.estimate": "{count}× {gpu} cannot be sized for {model}: {why}",
     "errors.unsized.none": "{count}× {gpu} cannot be sized for {model}: no layout could be sized",
     # --- training and serving that do not fit (ui/cli/commands/train_time.py, throughput.py) -------------------------
     "errors.tokens_range": "--tokens: {text} is out of range (accepted: {range})",

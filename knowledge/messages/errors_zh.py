@@ -45,6 +45,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "{heads} 的卡数，如 1、2、4、8）",
     "errors.unsized.inference_only": "{count}× {gpu} 没法训练 {model}：这是只做推理的卡（可接受：能训练的卡，或在这张卡上做推理）",
     "errors.unsized.stack": "{count}× {gpu} 部署不了 {model}：它的 {stack} 软件栈跑不了 {engine}（可接受：该软件栈支持的引擎，或换卡）",
+    "errors.unsized.estimate": "{count}× {gpu} 无法为 {model} 估算：{why}",
     "errors.unsized.none": "{count}× {gpu} 无法为 {model} 估算：没有可用的并行布局",
     # --- training and serving that do not fit (ui/cli/commands/train_time.py, throughput.py) -------------------------
     "errors.tokens_range": "--tokens：{text} 超出范围（可接受：{range}）",

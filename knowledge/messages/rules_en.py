@@ -177,10 +177,11 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
         "and the link between them is Thunderbolt or Ethernet, far below what a per-layer all-reduce needs. Use "
         "one machine with more memory, or a pipeline split.",
     # --- risk (rules/risk.py) ---------------------------------------------------------------------------------------
-    "rules.risk-modded-card": "The {gpu} is a community memory mod (the 11 GB of GDDR6 replaced by 22 GB on the original board). "
-        "Guide-003 ranks it first for value (about ¥2,400, undated) but calls it risky: no NVIDIA or board-partner "
-        "warranty, stability depends on the rework and on cooling the memory, and drivers and vBIOS are not "
-        "validated for it. Burn in every card under sustained load before relying on it.",
+    "rules.risk-modded-card": "The {gpu} is a community memory mod (memory chips added or swapped on a reworked board, run with "
+        "a modified vBIOS; not an NVIDIA product). Guide-003 ranks such a mod, the 2080 Ti 22G, first for value "
+        "(about ¥2,400, undated) but calls it risky: no NVIDIA or board-partner warranty, stability depends on the "
+        "rework and on cooling the memory, and drivers and vBIOS are not validated for it. Burn in every card under "
+        "sustained load before relying on it.",
     "rules.risk-used-card": "Used cards: the guides point to the second-hand market (RTX 4090; A6000 at about ¥15,000 used, as of "
         "2025-06). Expect little or no transferable warranty and an unknown duty history (mining, 24/7 "
         "training): test memory and thermals under load, check fans and thermal pads, and budget a spare.",

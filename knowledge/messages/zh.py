@@ -8,6 +8,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     # --- shared ---------------------------------------------------------------------------------------------
     "suffix.owned": "（已有）",
     "suffix.used": "（二手）",
+    "suffix.modded": "（魔改卡）",
     "list.and": "、",
     "list.sep": "、",
     # --- prices: condition and source reliability ----------------------------------------------------------
@@ -1365,6 +1366,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "option.label.candidate": "您提到的",
     "option.label.recommended": "推荐",
     "option.label.used": "二手卡",
+    "option.label.modded": "魔改卡",
     "option.label.lowest_cost_compact": "最低成本（不计 PCIe 卡跨服务器切分的方案）",
     "option.miss.budget": "超出预算",
     "option.miss.no_price": "目录中没有带日期的价格",

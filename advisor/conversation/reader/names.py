@@ -408,9 +408,11 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             continue  # "4090 元" is money, "a 40-person company" a headcount, not a card
         taken_end = end
         gpu_id, assumed = _resolve(catalog, gpu_key(matched), gpu_id, index.gpu_ambiguous)
+        gpu_id = _total_of_namesake(t.s, catalog, gpu_id, matched, start, end)
         said = _memory_said(t.s, start, end, matched)
         variant = None
-        if said is not None and not _holds(catalog.gpu(gpu_id), said[0], OWN_TOLERANCE):
+        if said is not None and not _holds(catalog.gpu(gpu_id), said[0], OWN_TOLERANCE) \
+                and not _said_as_total(t.s, catalog.gpu(gpu_id), said, _count_near(t.s, start, end)[0]):
             variant = _variant(catalog, gpu_id, matched, said[0])
         if said is not None and variant is not None:  # "Mac Studio M3 Ultra with 512GB", "a 40GB A100": that one
             gpu_id, assumed, start, end = variant, "", min(start, said[1]), max(end, said[2])
@@ -420,7 +422,7 @@ def _gpu_mentions(t: Text, slots: Slots, catalog: Catalog) -> list[tuple[GpuMent
             slots.out_of_range.append(OutOfRange(slot="gpu_count", value=over, lo=1, hi=MAX_GPU_COUNT))
             t.consume(at, start)  # "50 万张 H100": a count of cards, not a budget
         if said is not None and variant is None and not _holds(catalog.gpu(gpu_id), said[0], OWN_TOLERANCE, count):
-            # "4090 48G 魔改", "48G的4090", "H100 96G": a card the catalog lacks, not its namesake ("两张 4090 48G": both)
+            # "H100 96G", "96G的H100", "4090D 48G": a card the catalog lacks, not its namesake ("两张 3090 48G": both)
             slots.unknown_gpus.append(t.quote(min(start, said[1]), max(end, said[2])))
             t.consume(min(start, said[1]), max(end, said[2]))
             continue
@@ -494,6 +496,33 @@ def _memory_said(s: str, start: int, end: int, matched: str) -> tuple[float, int
     lo = max(0, start - _BEFORE_WINDOW)
     m = _MEMORY_BEFORE.search(s[lo:start])
     return (float(m.group("gb")), lo + m.start(), start) if m is not None else None
+
+
+# a memory size said as the cards' sum, right after it ("two 4090 48GB in total", "两张 4090 48G 总共"), not one card's
+_TOTAL_AFTER = re.compile(r"\s*(?:of\s+)?(?:vram\s+|memory\s+|显存\s*)?(?:in total|total|combined|altogether|between them|"
+                          r"总共|一共|合计|总计|加起来|总显存)(?![a-z])|\s*显存(?!\s*的)")  # "两张4090 48G显存": the two's memory
+_SIZE_IN_NAME = re.compile(r"\s*(\d{1,4})\s*(?:gb|gib|g)(?![a-z0-9])")
+
+
+def _said_as_total(s: str, gpu: GpuSpec, said: tuple[float, int, int], count: int | None) -> bool:
+    """Whether a size said beside a card is the sum over the cards counted, said as such ("two 4090s with 48GB in
+    total"): then it is that card, not a larger memory variant of it."""
+    return bool(count and count > 1 and _TOTAL_AFTER.match(s, said[2]) and _holds(gpu, said[0], OWN_TOLERANCE, count))
+
+
+def _total_of_namesake(s: str, catalog: Catalog, gpu_id: str, matched: str, start: int, end: int) -> str:
+    """A card matched by a name that carries its memory ("4090 48GB", the 48 GB RTX 4090), counted and followed by
+    "in total" ("two 4090 48GB in total"), where the name without that size is a card holding the sum over the
+    count: that card (two 24 GB RTX 4090s), not the larger variant."""
+    m = _SIZE_IN_NAME.search(matched)
+    count = _count_near(s, start, end)[0] if m is not None else None
+    if m is None or not count or count < 2 or not _TOTAL_AFTER.match(s, end):
+        return gpu_id
+    base = catalog.find_gpu((matched[:m.start()] + matched[m.end():]).strip())
+    gb = float(m.group(1))
+    if base is None or base.id == gpu_id or _holds(base, gb, OWN_TOLERANCE) or not _holds(base, gb, OWN_TOLERANCE, count):
+        return gpu_id
+    return base.id
 
 
 def _holds(gpu: GpuSpec, gb: float, tolerance: float, count: int | None = None) -> bool:

@@ -85,6 +85,8 @@ def label_words(o: Option, lang: str, options: Sequence[Option] = ()) -> list[st
         # "lowest cost" when a cheaper option exists but spreads PCIe cards over several servers, which the
         # recommender ranks after single-server and datacenter options (advisor.recommend.recommender._rank; R01, R47)
         compact = lab == "lowest_cost" and any(spread_and_cheaper(p) for p in options or ())
+        if lab == "used" and load_catalog().gpu(o.gpu).modded:  # a memory mod is sold new, off NVIDIA's channel
+            lab = "modded"
         words.append(message("option.label.lowest_cost_compact" if compact else f"option.label.{lab}", lang))
     return words
 
