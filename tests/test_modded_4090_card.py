@@ -131,3 +131,15 @@ def test_a_70b_at_awq_int4_fits_one_48g_card_and_not_one_24g_4090(text: str, lan
         assert no is not None and no in head and "48GB" not in head, head
         one = next(o for o in t.options if o["gpu"] == "rtx-4090" and o["count"] == 1)
         assert not one["fits"], one
+
+
+@pytest.mark.parametrize(("text", "lang", "label", "wrong"), [
+    ("两张 4090 48G 跑 Qwen2.5-72B AWQ，20 个人用", "zh", "魔改卡", "二手卡"),
+    ("Two modded 4090 48GB for Qwen2.5-72B AWQ, 20 users", "en", None, "used cards"),
+])
+def test_a_mod_is_labelled_a_mod_not_a_used_card(text: str, lang: str, label: str | None, wrong: str) -> None:
+    """A memory mod is sold new (off NVIDIA's channel): the options table says so, not "used"."""
+    body = Conversation(driver="deterministic", lang=lang).respond(text).answer
+    rows = [line for line in body.split("\n") if line.startswith("| 2× GeForce RTX 4090 48GB") and "TCO" not in line]
+    assert rows and not any(wrong in r for r in rows), rows
+    assert label is None or any(label in r for r in rows), rows
