@@ -93,6 +93,8 @@ def _gpu_forms(spec: GpuSpec) -> set[str]:
     toks = [t for t in tokens(spec.name) if t not in OPTIONAL_GPU_WORDS]
     while len(toks) > 1:
         if toks[-1] in ("gb", "g", "gib") and len(toks) > 2 and toks[-2].isdigit():
+            if not any(t.isdigit() for t in toks[:-2]):
+                break  # "A10G" is no "A" with 10 GB: a name keeps its model number
             toks = toks[:-2]  # memory size: "80 gb"
         elif toks[-1].isdigit() and len(toks) > 2 and toks[-2] in _DROPPABLE:
             toks = toks[:-2]  # form factor with generation: "sxm 4"
