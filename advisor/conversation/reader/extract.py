@@ -35,6 +35,7 @@ from advisor.conversation.reader.deadline_words import read_deadline_words
 from advisor.conversation.reader.devices import read_device
 from advisor.conversation.reader.electricity import read_electricity
 from advisor.conversation.reader.factors import read_relative
+from advisor.conversation.reader.instances import read_instances
 from advisor.conversation.reader.lang import asked_lang
 from advisor.conversation.reader.layout import count_of_layout, read_layout
 from advisor.conversation.reader.load_change import read_load_change, read_load_ladder
@@ -130,6 +131,7 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     if catalog is not None:
         read_models(t, slots, catalog)
         read_gpus(t, slots, catalog)
+        read_instances(t, slots, catalog)  # "on AWS g5", "a p5.48xlarge": the instance's card
         if slots.existing or slots.candidates:
             slots.rack_text = read_racks(t.s)  # "half a rack of H100": how many per rack is asked
             _rack_scale(slots, catalog)  # "2 racks of GB200": a rack-scale system's NVLink domain per rack

@@ -35,6 +35,8 @@ def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
     `Recommendation.lead_summary` words it; owned cards by their running cost (power and operation) only."""
     name = opt_name(top, book)
     if not top.price and "existing" not in top.labels:  # a price the catalog does not have: said, not replaced
+        if getattr(ev.constraints, "buy_or_rent", None) == "rent":
+            return None  # renting asked (an AWS G5): the rent answers the cost; no purchase to be missing
 
         card = default_catalog().find_gpu(top.gpu)
         why = book.text(card.unpriced, f"why {top.gpu} is unpriced", f"knowledge catalog: {top.gpu}") \
