@@ -48,7 +48,7 @@ def speculation_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     tps = book.num("tokens per step with speculation", float(got["tokens_per_step"]), "tokens",
                    "computed: (1 − α^(k+1)) / (1 − α)", 2, suffix="")
     text = t("screen.speculation", lang, p1=p1, p0=p0, ratio=ratio, name=opt_name(o, book),
-             lay=opt_layout(o, lang, book), users=users, t1=t1, t0=t0, k=k, acc=acc, tps=tps)
+             lay=opt_layout(o, lang, book), users=users, n=users, t1=t1, t0=t0, k=k, acc=acc, tps=tps)
     return Lead(text, None, f"speculative decoding on {on}")
 
 

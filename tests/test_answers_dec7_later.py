@@ -1,0 +1,38 @@
+"""Paraphrases found by fresh questions on Dec 7 (later) that had answered something else: "MFU for training …" opens
+with the training rate and its MFU (it had answered "fits"), and one user is said in the singular."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from advisor.conversation.reader.intent import asks
+from tests.answer_text import answer
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("MFU for training a 7B on 64 H100 with FSDP?", True),
+    ("The MFU when pretraining Llama-3.1-8B on 128 H100?", True),
+    ("what MFU should I expect?", True),
+    ("train at 40% MFU on 64 H100", False),  # a stated MFU is an input, not a question
+    ("mfu-aware scheduling for my cluster", False),
+])
+def test_mfu_asked(text: str, asked: bool) -> None:
+    assert asks("mfu", text) is asked
+
+
+@pytest.mark.parametrize("text", ["MFU for training a 7B on 64 H100 with FSDP?",
+                                  "The MFU when pretraining Llama-3.1-8B on 128 H100?"])
+def test_an_mfu_question_opens_with_the_rate_and_the_mfu(text: str) -> None:
+    first = answer(text).split("\n")[0]
+    m = re.search(r"About ([\d,]+) tokens/s per GPU\*\* \(([\d,]+) tokens/s on all (\d+)\), (\d+) % MFU", first)
+    assert m, first
+    per, total, gpus, mfu = (int(x.replace(",", "")) for x in m.groups())
+    assert abs(per * gpus - total) <= gpus  # the total is the per-GPU rate on every GPU (each rounded)
+    assert 15 <= mfu <= 65  # a dense BF16 run on H100, as published runs go (30–55 %)
+
+
+def test_one_user_is_singular() -> None:
+    first = answer("Is speculative decoding worth it for Llama-3.3-70B on 2 H100 at batch 1?").split("\n")[0]
+    assert "at 1 concurrent user:" in first and "1 concurrent users" not in first, first
