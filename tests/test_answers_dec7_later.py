@@ -36,3 +36,16 @@ def test_an_mfu_question_opens_with_the_rate_and_the_mfu(text: str) -> None:
 def test_one_user_is_singular() -> None:
     first = answer("Is speculative decoding worth it for Llama-3.3-70B on 2 H100 at batch 1?").split("\n")[0]
     assert "at 1 concurrent user:" in first and "1 concurrent users" not in first, first
+
+
+@pytest.mark.parametrize(("text", "tpot_ms"), [
+    ("Llama-3.1-70B on 8 H100, how many concurrent users within 25 tokens/s?", 40.0),
+    ("how many users can we keep at 20 tok/s on 8 H100?", 50.0),
+    ("we get 500 tokens/s within the cluster today", None),  # measured, no target
+])
+def test_a_speed_users_are_kept_within_is_a_target(text: str, tpot_ms: float | None) -> None:
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    s = extract(text.lower(), load_catalog(), lang="en")
+    assert s.tpot_ms == (pytest.approx(tpot_ms) if tpot_ms else None)

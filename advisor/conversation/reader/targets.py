@@ -89,6 +89,7 @@ _TARGET_WORD = words(zh=r"至少|不低于|不少于|不慢于|不小于|以上|
                      en=r"at least|minimum|min|no less than|not less than|no slower than|not slower than|not below|"
                         r"never below|or more|or better|or faster|over|above|should|must|needs?|want|wants|requires?|"
                         r"required|target|aim|goal|guarantee|ensure|feel(?:s)? like|expect|throughput|at|[≥>]=?|\+|"
+                        r"within|keep(?:ing)?|stay(?:ing)?|"  # "how many users within 25 tokens/s?"
                         # an output rate stated ("output 1000 tokens/s", "an output of 2000 tok/s"): a requirement
                         r"outputs?(?: speed| rate)?(?: of)?|generat(?:e|es|ion|ing)(?: speed| rate)?")
 _MEASURED = words(zh=r"目前|现在|实测|测得|测出|上次|之前|以前|跑出|跑了|只有|才",
