@@ -1,6 +1,7 @@
-"""What else carries a job that one configuration does not: identical copies of a serving deployment for more users
-than one copy serves within the target, the named card itself with llama.cpp layer offload (slowly), and the
-smaller models of the same series that run on the user's own card."""
+"""What else carries a job that one configuration does not: identical copies of a serving deployment (or of one of
+its replica groups) for more users than one copy serves within the target, and the copies asked for by "how many of
+these?"; the named card itself with llama.cpp layer offload (slowly); and the smaller models of the same series that
+run on the user's own card."""
 
 from __future__ import annotations
 
