@@ -49,3 +49,30 @@ def test_a_speed_users_are_kept_within_is_a_target(text: str, tpot_ms: float | N
 
     s = extract(text.lower(), load_catalog(), lang="en")
     assert s.tpot_ms == (pytest.approx(tpot_ms) if tpot_ms else None)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("How long does it take to generate 1000 tokens with Llama-3.1-70B on 2x A100?", "en"),
+    ("两张 A100 跑 Llama-3.1-70B，生成 1000 个 token 要多久？", "zh"),
+])
+def test_the_time_to_generate_n_tokens_is_one_answers_time(text: str, lang: str) -> None:
+    """Hand check on the answer's own figures: total ≈ first token + 999 × time per token."""
+    first = answer(text, lang).split("\n")[0]
+    m = (re.search(r"1000 tokens takes about ([\d.]+) s\*\*.*?first token after (\d+) ms, then (\d+) ms per token", first)
+         if lang == "en" else re.search(r"1000 tokens 的回答约需 ([\d.]+) s\*\*.*?首 token (\d+) ms，之后每 token (\d+) ms", first))
+    assert m, first
+    total, ttft, tpot = float(m.group(1)), int(m.group(2)), int(m.group(3))
+    assert total == pytest.approx((ttft + 999 * tpot) / 1000, rel=0.03)
+
+
+@pytest.mark.parametrize(("text", "lang", "fmt"), [
+    ("What context length can I fit for Qwen2.5-7B on a 3060 12GB?", "en", "With INT8 weights"),
+    ("Qwen2.5-14B 在一张 4060 Ti 16G 上最长能支持多少上下文？", "zh", "改用 AWQ INT4 权重后"),
+])
+def test_a_context_question_whose_weights_do_not_fit_gives_the_context_after_the_change(text: str, lang: str,
+                                                                                       fmt: str) -> None:
+    first = answer(text, lang).split("\n")[0]
+    assert fmt in first, first
+    after = first.split(fmt)[1]
+    tokens = int(re.search(r"(\d+) tokens", after).group(1))  # the first figure after the change: the context
+    assert 1024 <= tokens < 131_072, first

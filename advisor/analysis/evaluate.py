@@ -361,8 +361,10 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
     if one is not None:
         ev.limits = config_limits(model, catalog.gpu(one.gpu), one, workload, steps)
     changed = ev.changed_config
-    if request.asks_batch and ev.limits is not None and ev.limits.max_load <= 0 and changed is not None:
-        # "max batch for a 24B on a 4090?" when not one sequence fits as asked: the batch the changed format holds
+    if (request.asks_batch or request.asks_context) and ev.limits is not None and ev.limits.max_load <= 0 \
+            and changed is not None:
+        # "max batch for a 24B on a 4090?", "what context fits for a 7B on a 3060?" when not one sequence fits as
+        # asked: the batch or the context the changed format holds
         ev.changed_limits = config_limits(model, catalog.gpu(changed.gpu), changed, workload, steps)
     if workload.task == "inference" and request.concurrency_given and workload.concurrency > 1:
         lead = top_option(ev) or next((o for o in ev.user_options if o.fits), None)

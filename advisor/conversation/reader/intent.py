@@ -476,11 +476,15 @@ _RPS_QUESTION = words(zh=r"每(?:秒|分钟|小时|天)(?:钟)?(?:能|可以|最
 # time of one whole answer (first token, then every token after it)
 _E2E_QUESTION = words(zh=r"端到端|(?:一个|一条|一次|完整的?)(?:完整)?(?:的)?\s*(?:\d+\s*k?\s*(?:个\s*)?(?:tokens?|token|字)\s*的?\s*)?"
                          r"(?:回答|回复|答案|输出)\s*(?:要|需要|得)?(?:多久|多长时间|几秒)|(?:回答|回复|生成)(?:完|一次|一遍)?"
-                         r"\s*(?:要|需要|得)\s*(?:多久|多长时间|几秒)",
+                         r"\s*(?:要|需要|得)\s*(?:多久|多长时间|几秒)|"
+                         r"(?:生成|输出)\s*\d+\s*k?\s*(?:个\s*)?(?:tokens?|token|字)\s*(?:要|需要|得)\s*(?:多久|多长时间|几秒)",
                       en=r"end[\s-]to[\s-]end|(?<![a-z])e2e(?![a-z])|total (?:latency|response time|time per (?:request|answer))|"
                          r"how long (?:does|will|would|do) (?:it take (?:to (?:get|generate|produce|write|stream) |for )?)?"
                          r"(?:a|an|the|each|one|my|our)?\s*(?:[\d,.]+\s*k?[\s-]*tokens?[\s-]*)?(?:long\s+)?"
-                         r"(?:answers?|repl(?:y|ies)|responses?|completions?|generations?|outputs?)")
+                         r"(?:answers?|repl(?:y|ies)|responses?|completions?|generations?|outputs?)|"
+                         # "how long does it take to generate 1000 tokens", "time to generate 2k tokens"
+                         r"(?:how long (?:does|will|would|do) it take|(?:how much )?time) to (?:generate|produce|write|"
+                         r"stream|output|decode) (?:a |an |the )?[\d,.]+\s*k?[\s-]*tokens?")
 # "what global batch size and parallelism?", "全局 batch 设多大": the planned run's batch and layout
 _GLOBAL_BATCH = words(zh=r"全局\s*(?:batch|批)|global\s*batch|并行策略|并行方式|怎么切分|如何切分|流水线气泡|(?:pipeline\s*)?bubble|空泡",
                       en=r"global[\s-]*batch|(?<![a-z])gbs(?![a-z])|(?:what|which) (?:parallelism|parallel layout|layout|"

@@ -258,6 +258,12 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
             return first
     if ev.asks_context and ev.limits is not None and len(users) == 1:  # "what's the longest context on it?"
         led_ctx = _context_lead(ev, book, lang)
+        changed_ctx = ev.changed_limits
+        if led_ctx is not None and ev.limits.max_context <= 0 and changed_ctx is not None:
+            # the weights alone do not fit: then the context the change that makes them fit holds ("With INT8 …")
+            led_more = _context_lead(replace(ev, limits=changed_ctx), book, lang)
+            if led_more is not None:
+                led_ctx.text += t("sentence.gap", lang) + load_lead.format_changed(ev, book, lang) + led_more.text
         if led_ctx is not None:
             return led_ctx
     monthly = (getattr(ev, "budget_users", None) or {}).get("monthly")
