@@ -76,3 +76,19 @@ def test_a_context_question_whose_weights_do_not_fit_gives_the_context_after_the
     after = first.split(fmt)[1]
     tokens = int(re.search(r"(\d+) tokens", after).group(1))  # the first figure after the change: the context
     assert 1024 <= tokens < 131_072, first
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("What's the difference in cost per million tokens between H100 and H200 for Llama-3.1-70B at 64 users?", "en"),
+    ("Which is cheaper per million tokens for Qwen2.5-32B at 20 users, one H200 or two L40S?", "en"),
+    ("H100 和 H200 跑 Llama-3.1-70B，64 并发，每百万 token 成本哪个低？", "zh"),
+])
+def test_two_cards_compared_by_their_cost_per_token(text: str, lang: str) -> None:
+    """"The difference … between A and B" compares them (it had answered the purchase of one): the lower owned cost
+    per million tokens leads."""
+    first = answer(text, lang).split("\n")[0]
+    m = re.search(r"costs less per token\*\*: \$([\d.]+) per million output tokens against \$([\d.]+)|"
+                  r"每 token 成本更低\*\*：每百万输出 token ¥([\d.]+)，.+? 为 ¥([\d.]+)", first)
+    assert m, first
+    x, y = (float(v) for v in (m.group(1, 2) if m.group(1) else m.group(3, 4)))
+    assert x <= y

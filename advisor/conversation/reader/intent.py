@@ -69,7 +69,7 @@ _IN_CHINA = re.compile(r"(?<![a-z])(?:in|into) (?:mainland )?china(?![a-z])")
 _COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别|差距|比.{1,12}(?:快|慢|好|强|便宜|贵)|代替|替代|取代|而不是|而非|"
                     r"(?:和|跟|与|同)\S{1,16}?比|比起来|怎么选|选哪|pk",
                 en=r"vs\.?|versus|compare[ds]?|comparison|better|faster|or|worth (?:it|the \w+) over|rather than|"
-                   r"instead of|in place of|in lieu of|as opposed to")
+                   r"instead of|in place of|in lieu of|as opposed to|differences?|differ|between")
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
                        # compute time asked in GPU-time units: "how many A100 days", "how many GPU-hours", "多少卡时"
                        r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
