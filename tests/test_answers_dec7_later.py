@@ -92,3 +92,16 @@ def test_two_cards_compared_by_their_cost_per_token(text: str, lang: str) -> Non
     assert m, first
     x, y = (float(v) for v in (m.group(1, 2) if m.group(1) else m.group(3, 4)))
     assert x <= y
+
+
+@pytest.mark.parametrize(("text", "start", "to"), [
+    ("8 张 H20 跑 DeepSeek-R1，并发从 16 提到 64，速度掉多少？", 16, 64),
+    ("并发从 100 调到 50，首 token 变化多少？", 100, 50),
+    ("用户从 20 升到 80 会怎样", 20, 80),
+])
+def test_a_load_change_said_with_short_verbs(text: str, start: int, to: int) -> None:
+    from advisor.conversation.reader.extract import extract
+    from knowledge.catalog import load_catalog
+
+    s = extract(text.lower(), load_catalog(), lang="zh")
+    assert (s.load_from, s.concurrency) == (start, to)

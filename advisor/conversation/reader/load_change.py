@@ -17,7 +17,7 @@ _N = r"\d[\d,]*"
 _WHO = (r"(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|requests?|sessions?|people|streams?|clients?|"
         r"chats?|conversations?|agents?)")
 _ZH_WHO = r"(?:用户|并发|请求|人数|在线人数|并发数|并发量|路并发)"
-_ZH_UP = r"(?:增加|提高|提升|涨|扩|加|翻倍|上升|增长|降|减少|减|下降)\w{0,2}?到"
+_ZH_UP = r"(?:增加|提高|提升|涨|扩|加|翻倍|上升|增长|降|减少|减|下降|提|升|拉|调|变|改)\w{0,2}?到"
 _CHANGES = [
     # "from 50 to 100 users", "going from 50 users to 100", "scale from 20 to 80 concurrent requests"
     re.compile(rf"(?<![a-z])from\s+(?P<a>{_N})\s*(?:{_WHO}\s+)?(?:down\s+|up\s+)?to\s+(?P<b>{_N})\s*{_WHO}(?![a-z])"),
