@@ -105,3 +105,20 @@ def test_a_load_change_said_with_short_verbs(text: str, start: int, to: int) -> 
 
     s = extract(text.lower(), load_catalog(), lang="zh")
     assert (s.load_from, s.concurrency) == (start, to)
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("How many chat sessions can a single H200 handle for Llama-3.3-70B FP8 while keeping 25 tok/s?", True),
+    ("how many conversations can 2 L40S hold at once for Qwen2.5-14B?", True),
+    ("how many concurrent chats before it slows down?", True),
+    ("how many customers does our company have", False),
+    ("how many conversations of training data do I need?", False),
+])
+def test_sessions_and_conversations_ask_for_the_users(text: str, asked: bool) -> None:
+    assert asks("users", text) is asked
+
+
+def test_a_sessions_question_opens_with_the_most_users() -> None:
+    first = answer("How many chat sessions can a single H200 handle for Llama-3.3-70B FP8 while keeping 25 tok/s?"
+                   ).split("\n")[0]
+    assert re.search(r"serves at most \d+ concurrent users within 40 ms per token", first), first

@@ -110,8 +110,11 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|最大并发|并发上限|并发(?:能|可以)?(?:到|开到)?多少|"
                              r"(?:撑|扛|带|承载|支撑)(?:得住)?(?:多少|几)|(?<![a-z])how many (?:users|people|"
-                             r"concurrent|requests|sequences|sessions|(?:simultaneous|parallel) (?:users|requests|chats|"
-                             r"sessions|streams|conversations))|(?:max(?:imum)?|largest|highest|greatest|biggest) (?:possible )?"
+                             r"concurrent|requests|sequences|sessions|(?:chat|user) (?:sessions|users|streams)|"
+                             r"(?:chats|conversations|streams|clients|customers|seats|agents)(?= (?:can|could|at|"
+                             r"on|with|before|while|simultaneously|concurrently|at once))|"
+                             r"(?:simultaneous|parallel|concurrent) (?:users|requests|chats|sessions|streams|conversations))|"
+                             r"(?:max(?:imum)?|largest|highest|greatest|biggest) (?:possible )?"
                              r"(?:number of )?(?:concurrent |simultaneous |parallel )?"
                              r"(?:concurrency|users|requests|sessions|streams|connections)(?![a-z])|"
                              r"the most (?:concurrent |simultaneous |parallel )?(?:users|requests|sessions|streams)(?![a-z])|"
