@@ -122,3 +122,13 @@ def test_a_sessions_question_opens_with_the_most_users() -> None:
     first = answer("How many chat sessions can a single H200 handle for Llama-3.3-70B FP8 while keeping 25 tok/s?"
                    ).split("\n")[0]
     assert re.search(r"serves at most \d+ concurrent users within 40 ms per token", first), first
+
+
+@pytest.mark.parametrize(("text", "lang", "said"), [
+    ("We need p95 TTFT under 500 ms for 40 concurrent users on Qwen2.5-32B. How many L40S?", "en",
+     "for your target of a p95 first token within 500 ms"),
+    ("首 token 1 秒以内，50 并发跑 Qwen2.5-72B，要几张 H100？", "zh", "满足您的目标（首 token 1.0 s 以内）"),
+])
+def test_a_count_for_a_first_token_target_names_that_target(text: str, lang: str, said: str) -> None:
+    first = answer(text, lang).split("\n")[0]
+    assert said in first, first

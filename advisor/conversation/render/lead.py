@@ -513,7 +513,11 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
 def _count_goal(ev: Analysis, book: Book, lang: str) -> str:
     """The per-user target a count is for, said in the count's sentence ("You need 2× H20 for your target of 20
     tokens/s per user"); "" without a stated one."""
-    ms = ev.constraints.max_ms_per_token
+    ms, first = ev.constraints.max_ms_per_token, ev.constraints.max_ttft_ms
+    if first is not None and ms is None:  # "p95 TTFT under 500 ms: how many L40S?"
+        pct = ev.constraints.ttft_percentile
+        ttft = book.latency("time to first token target", Seconds.of(first, "ms"), SRC_USER)
+        return t("screen.count.goal_ttft", lang, ttft=ttft, pct=f"p{pct} " if pct and pct != 50 else "")
     if ms is None:
         return ""
     rate = book.num("per-user speed of the target", 1000.0 / ms, "tokens/s", SRC_USER, decimals_for(round(1000.0 / ms, 1)))
