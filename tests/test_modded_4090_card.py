@@ -143,3 +143,14 @@ def test_a_mod_is_labelled_a_mod_not_a_used_card(text: str, lang: str, label: st
     rows = [line for line in body.split("\n") if line.startswith("| 2× GeForce RTX 4090 48GB") and "TCO" not in line]
     assert rows and not any(wrong in r for r in rows), rows
     assert label is None or any(label in r for r in rows), rows
+
+
+def test_a_budget_buys_new_cards_not_a_memory_mod() -> None:
+    """"The most memory a budget buys as new cards" leaves out a mod (no maker's warranty), whatever its price."""
+    from advisor.analysis.budget_hardware import buyable_price
+
+    mod = CAT.gpu("rtx-4090-48g")
+    assert buyable_price(mod, "CNY", "cn", "new") is None
+    body = Conversation(driver="deterministic", lang="zh").respond(
+        "预算 50 万，想给 100 人的团队部署一个代码助手，推荐什么配置？").answer
+    assert "魔改" not in body.split("\n")[0], body.split("\n")[0]

@@ -47,8 +47,9 @@ def _counts(gpu: GpuSpec) -> tuple[int, ...]:
 
 
 def buyable_price(gpu: GpuSpec, currency: str, region: str, condition: str) -> UnitPrice | None:
-    """The card's price when it can be bought in `region` in `condition` ("new": not end of life), else None."""
-    if not sold_in(gpu, region) or (condition == "new" and end_of_life(gpu)):
+    """The card's price when it can be bought in `region` in `condition` ("new": not end of life, and no community
+    memory mod, which has no maker's warranty), else None."""
+    if not sold_in(gpu, region) or (condition == "new" and (end_of_life(gpu) or gpu.modded)):
         return None
     price = unit_price(gpu, currency, condition)
     if price is None or (price.end_of_life and condition == "new") or price.per_card.amount <= 0:

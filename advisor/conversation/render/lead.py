@@ -249,7 +249,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led_batch is not None:
             return led_batch
         if ev.limits.max_load <= 0:  # not even one sequence: the batch said first, then why and what would fit
-            first = _lead_for(replace(ev, asks_batch=False), top, state, book, lang)
+            first = _lead_for(replace(ev, asks_batch=False, changed_limits=None), top, state, book, lang)
             first.text = _no_batch(ev, book, lang) + t("sentence.gap", lang) + first.text
             changed = ev.changed_limits
             led_changed = _batch_lead(replace(ev, limits=changed), book, lang) if changed is not None else None
