@@ -85,6 +85,18 @@ RULES: tuple[RuleMeta, ...] = (
         alternative="rtx-5090d",
     ),
     RuleMeta(
+        id="market-cn-a10g-aws-only",
+        topic="market",
+        applies_to=CONFIG,
+        when=(f.gpu_family == "a10g") & CN & BUY,
+        severity="block",
+        source="baseten-a10-vs-a10g",
+        section="A10 vs A10G: 'you won't find any A10s on AWS … AWS has a special variant, the A10G, which powers their G5 instances'",
+        as_of="2023-11-28",
+        summary="A10G: an AWS-only part (EC2 G5), sold as a card nowhere, so not bought in China either; the A10 is.",
+        alternative="a10",
+    ),
+    RuleMeta(
         id="market-cn-restricted-threshold",
         topic="market",
         applies_to=CONFIG,

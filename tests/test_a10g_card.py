@@ -118,3 +118,12 @@ def test_an_8b_model_in_bf16_fits_one_a10g(text: str, lang: str) -> None:
     head = t.answer.split("\n")[0]
     assert head.startswith("**Yes" if lang == "en" else "**可以"), head
     assert "1× NVIDIA A10G" in head, head
+
+
+def test_in_china_the_a10g_is_said_to_be_aws_only_and_its_row_shows_the_rent() -> None:
+    """Bought in China the A10G is blocked as sold nowhere (rules.market market-cn-a10g-aws-only); its table row
+    gives the dated G5 price per GPU-hour instead of "no price"."""
+    body = turn("A10G 能跑 Qwen2.5-7B 吗", "zh").answer
+    assert "A10G 仅 AWS 提供" in body.split("\n")[0], body.split("\n")[0]
+    row = next(line for line in body.split("\n") if line.startswith("| 1× NVIDIA A10G"))
+    assert "租用每 GPU 小时 $1.01" in row and "AWS" in row, row

@@ -84,6 +84,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.market-cn-4090-restricted": "The RTX 4090 needs a US export licence for China since 2023-11-17 (named in NVIDIA's 8-K of "
         "2023-10-17). The market version is the RTX 4090 D (2023-12-28): same 24 GB, 147 instead of 165 TFLOPS "
         "dense BF16, 425 W. Grey-market 4090s sold for up to ¥29,000 in October 2023.",
+    "rules.market-cn-a10g-aws-only": "The {gpu} is AWS's own variant of the A10 (EC2 G5 instances); it is not sold as a card, in "
+        "China or anywhere else. Rent G5 instances where AWS offers them, or buy the A10 (same 24 GB at 600 GB/s, more "
+        "tensor compute).",
     "rules.market-cn-5090-not-sold": "The RTX 5090 is not sold in China (it exceeds the TPP 4,800 threshold). The market version is the RTX "
         "5090 D (January 2025; AI TOPS capped at 2,375) and, from 2025-08-12, the 5090 D V2 with 24 GB.",
     "rules.market-cn-restricted-threshold": "The {gpu} is not named in NVIDIA's 8-K, but by computation it exceeds the thresholds of the 2023-10-17 "

@@ -67,6 +67,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "rules.market-cn-4090-restricted": "RTX 4090 自 2023-11-17 起对华出口需要美国许可证（英伟达 2023-10-17 的 8-K 公告列出）。国内版本为 "
         "RTX 4090 D（2023-12-28 发布）：同为 24 GB，稠密 BF16 算力 147（4090 为 165）TFLOPS，功耗 425 W。"
         "2023 年 10 月水货 4090 售价曾高达 ¥29,000。",
+    "rules.market-cn-a10g-aws-only": "{gpu} 是 AWS 专用的 A10 变体（EC2 G5 实例），不单独出售显卡，国内外都买不到。可在 AWS 提供 G5 的区域租用，"
+        "或购买 A10（同为 24 GB、600 GB/s，张量算力更高）。",
     "rules.market-cn-5090-not-sold": "RTX 5090 不在国内销售（超出 TPP 4,800 门槛）。国内版本为 RTX 5090 D（2025 年 1 月；AI TOPS 限制为 "
         "2,375），2025-08-12 起为 24 GB 的 5090 D V2。",
     "rules.market-cn-restricted-threshold": "{gpu} 未在英伟达 8-K 公告中点名，但按计算超过 2023-10-17 新规的门槛（总处理性能 TPP ≥ 4,800，或 "

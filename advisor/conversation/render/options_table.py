@@ -286,12 +286,34 @@ def wall_text(name: str, wall: Seconds, book: Book, lang: str) -> str:
 
 
 def opt_price(o: Option, book: Book, lang: str) -> str:
+    """The cards' purchase with its date; a card sold by no one (AWS's A10G, a GB200 rented by the GPU) shows its
+    dated cloud price per GPU-hour instead, else "no price"."""
     p = o.price
     if not p:
-        return message("price.none", lang)
+        return _rent_only(o, book, lang) or message("price.none", lang)
     total = book.money(f"purchase price of {o.count}× {o.gpu_name} (GPUs only)", p.per_card.amount * o.count,
                        p.per_card.currency, f"catalog price {p.source} as of {p.as_of}")
     return message("price.with_date", lang, price=total, when=price_when(o, book, lang))
+
+
+def _rent_only(o: Option, book: Book, lang: str) -> str:
+    """"rented at $1.01 per GPU-hour (AWS, 2026-01-21)": the catalog's own cloud quote for a card with no purchase
+    price (advisor.estimator.cost.cloud_price: the most comparable tier, newest); "" when the card has none."""
+    from advisor.estimator.calibration import load_economics  # start-up: only an unpriced card's row reads it
+    from advisor.estimator.cost import cloud_hour_price, cloud_price  # start-up: as above
+
+    gpu = load_catalog().find_gpu(o.gpu)
+    if gpu is None or not gpu.cloud:
+        return ""
+    econ = load_economics()
+    quote = cloud_price(gpu, econ)
+    if quote is None or quote.origin == "user":
+        return ""
+    _hour, listed, unit = cloud_hour_price(quote, econ, "USD")
+    rate = book.money(f"cloud price per GPU-hour of {gpu.name} ({quote.provider})", listed,
+                      "CNY" if unit.startswith("CNY") else "USD",
+                      f"knowledge catalog: {gpu.id} cloud ({quote.source}, {quote.date})")
+    return message("price.rent_only", lang, rate=rate, provider=quote.provider, when=str(quote.date))
 
 
 def price_when(o: Option, book: Book, lang: str) -> str:
