@@ -117,3 +117,24 @@ def test_a_configuration_that_cannot_be_sized_says_why_in_the_users_language(tex
     assert words in first
     if lang == "zh":
         assert "cannot be sized" not in first and "inference-only" not in first
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("How many 8xH100 servers do I need to serve Llama-3.1-70B to 1000 users?", "en"),
+    ("1000 个用户用 Llama-3.1-70B，要几台 8 卡 H100 服务器？", "zh"),
+])
+def test_servers_for_memory_also_say_the_servers_the_default_target_takes(text: str, lang: str) -> None:
+    """Sized for memory (3 servers), the first sentence also gives the servers that keep every user at the default
+    25 tokens/s, and they agree with the load line's copies (8-GPU groups: cards = 8 × servers)."""
+    body = answer(text, lang)
+    first = body.split("\n")[0]
+    m = re.search(r"default interactivity target\): (\d+) servers?, (\d+) cards|默认交互目标）：(\d+) 台服务器，共 (\d+) 张卡",
+                  first)
+    assert m, first
+    servers, cards = (int(x) for x in (m.group(1, 2) if m.group(1) else m.group(3, 4)))
+    memory = int(re.search(r"\*\*(\d+) servers\*\*|\*\*需要 (\d+) 台服务器\*\*", first).group(1)
+                 or re.search(r"\*\*需要 (\d+) 台服务器\*\*", first).group(1))
+    assert servers > memory and cards == 8 * servers
+    later = re.search(r"take (\d+) copies of one of its 8-GPU groups \((\d+) cards|需要 (\d+) 组这样的 8 卡部署（共 (\d+) 张卡",
+                      body)
+    assert later and int(later.group(2) or later.group(4)) == cards, body[:1500]

@@ -839,6 +839,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.framework.same": "**On {name} the frameworks take about the same time: {engine} is {r}× as fast as {other}** ({tokens}): {runs}. Pick the one your team runs; the planner models their overlap and pipeline schedules, with the same GEMM efficiency.",
     "lead.framework.run": "{engine} {took} at {per} tokens/s per GPU ({lay})",
     "lead.train_precision": "**In FP8 the run takes {a} on {name}, {r}× as fast as in BF16 ({b})**: {pa} against {pb} tokens/s per GPU, for {tokens} ({lay}).",
+    "screen.servers.at_default": {"one": " To keep all {users} users at {rate} each (the default interactivity target): {servers} server, {cards} cards.", "other": " To keep all {users} users at {rate} each (the default interactivity target): {servers} servers, {cards} cards."},
     "screen.servers.copies": "That is {copies} copies of {name} ({lay}), each with {need} per GPU of {usable} usable.",
     "screen.e2e.one": "for one user",
     "screen.e2e.assumed_len": " (a chat turn's average; say yours)",

@@ -834,6 +834,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.framework.same": "**{name} 上几个框架的训练时间差不多：{engine} 是 {other} 的 {r} 倍**（训练数据 {tokens}）：{runs}。选团队熟悉的即可；规划器按同样的矩阵乘效率，只区分各框架的通信重叠和流水线调度。",
     "lead.framework.run": "{engine} 约 {took}，每卡每秒 {per} tokens（{lay}）",
     "lead.train_precision": "**{name} 上用 FP8 训练约 {a}，速度是 BF16（{b}）的 {r} 倍**：每卡每秒 {pa} 对 {pb} tokens，训练数据 {tokens}（{lay}）。",
+    "screen.servers.at_default": {"one": "要让 {users} 路都达到每路 {rate}（默认交互目标）：{servers} 台服务器，共 {cards} 张卡。", "other": "要让 {users} 路都达到每路 {rate}（默认交互目标）：{servers} 台服务器，共 {cards} 张卡。"},
     "screen.servers.copies": "即 {copies} 套 {name}（{lay}），每卡 {need}，可用 {usable}。",
     "screen.e2e.one": "单路",
     "screen.e2e.assumed_len": "（按一轮对话的平均长度，可告诉我实际长度）",

@@ -36,7 +36,12 @@ from advisor.conversation.render.options_table import (
     user_speed,
 )
 from advisor.conversation.render.purchase_lead import against_target
-from advisor.conversation.render.scale_out import copies_for_load, copies_lead, servers_sentence
+from advisor.conversation.render.scale_out import (
+    copies_for_load,
+    copies_lead,
+    servers_at_default_target,
+    servers_sentence,
+)
 from advisor.conversation.render.token_cost import token_cost_lead, volume_sentence
 from advisor.conversation.render.variants import variants_lead
 from advisor.recommend.prices import budget_price, unit_price
@@ -397,6 +402,8 @@ def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) ->
     if ev.asks_servers and o.fits:
         head = servers_sentence(o, ev, book, lang)
         copies, each = copies_for_load(ev, o)
+        if copies == 1:  # sized for memory: the servers the default per-token target would take, when more
+            head += servers_at_default_target(o, ev, book, lang)
         if copies == 1 and (o.price or o.tco is not None) and "existing" not in o.labels:
             # a sales engineer's "how many servers and what will it cost": the purchase with its date beside the count
             head += t("sentence.gap", lang) + opt_purchase(o, book, lang) + t("sentence.end", lang)

@@ -188,3 +188,25 @@ def copies_lead(o: Any, ev: Any, book: Book, lang: str) -> str:
             cards=book.count(f"GPUs in {more} copies of {name}", more * o.count, "GPUs",
                              f"computed: {more} × {o.count}"))
     return text + t("sentence.end", lang)
+
+
+def servers_at_default_target(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """"How many servers?" answered for memory (no target stated) when the load simulated on them keeps fewer users
+    than asked within the default per-token target: the servers that keep them all within it, from `copy_unit`
+    (3 servers of H100 hold 1,000 users of a 70B; 4 keep them at 25 tokens/s each). "" otherwise."""
+    c, load = ev.constraints, getattr(ev, "load", None) or {}
+    target, limit = (load.get("target") or {}).get("tpot_s"), int(load.get("max_concurrency_for_target") or 0)
+    users = int(load.get("concurrency") or 0)
+    if c.max_ms_per_token is not None or c.min_tokens_per_s or not target or limit < 1 or users <= limit:
+        return ""
+    copies, each = copy_unit(o, users, limit)
+    gpu = load_catalog().find_gpu(o.gpu)
+    per_node = 1 if gpu is not None and gpu.is_machine else c.max_gpus_per_node
+    n = math.ceil(copies * each / per_node) if each <= per_node else copies * math.ceil(each / per_node)
+    rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
+                    decimals_for(round(1 / target, 1)))
+    return t("screen.servers.at_default", lang, users=users, rate=rate, n=n,
+             servers=book.count(f"servers of {o.gpu_name} for {users} users within the default target", n, "servers",
+                                f"computed: {copies} copies of {each} GPUs, {per_node} per server"),
+             cards=book.count(f"GPUs in {copies} copies of {each}× {o.gpu_name}", copies * each, "GPUs",
+                              f"computed: {copies} × {each}"))
