@@ -48,8 +48,10 @@ _FACTORS = [
 
 
 # three or more loads in a row: "1, 8, 32, 128", "1/8/32/128", "1, 10 and 100", "1、8、32、128"
-_LIST = (r"(?P<list>\d+(?:\s*(?:,|/|、|，)\s*(?:and\s+|or\s+)?\d+){1,}\s*(?:,|/|、|，)?\s*(?:and|or|to|和|到|与)?\s*"
-         r"\d+)(?![\d.])")  # (thousands separators were read by Text: "1,000" is 1000 here)
+# A list starts where no number or separator comes before it and has at most 12 loads: a search over "1,1,1,…"
+# then tries each start once instead of backtracking from every position (quadratic on long input)
+_LIST = (r"(?<![\d,/、，])(?P<list>\d+(?:\s*(?:,|/|、|，)\s*(?:and\s+|or\s+)?\d+){1,10}\s*(?:,|/|、|，)?\s*"
+         r"(?:and|or|to|和|到|与)?\s*\d+)(?![\d.])")  # (thousands separators were read by Text: "1,000" is 1000 here)
 _LOAD_WORD = rf"(?:{_WHO}|concurrency|concurrent|load|batch(?:\s+sizes?)?|并发数?|并发量|路并发|用户数?|个用户|路|个并发)"
 _LADDERS = [
     # "as concurrency goes 1, 8, 32, 128", "concurrency of 1/8/32", "at batch sizes 1, 4, 16 and 64"
