@@ -87,6 +87,12 @@ class Book:
         return self.duration(name, amount, "ms", source, 0) if amount < SECOND else \
             self.duration(name, amount, "s", source, 1)
 
+    def target_rate(self, tpot_s: float) -> str:
+        """The per-user speed a time-per-token target means, 1 / TPOT tokens/s ("25 tokens/s" for 40 ms), with as
+        many decimals as it has."""
+        return self.num("per-user speed at the TPOT target", 1 / tpot_s, "tokens/s", "computed: 1 / TPOT target",
+                        decimals_for(round(1 / tpot_s, 1)))
+
     def count(self, name: str, value: float, unit: str, source: str) -> str:
         self.add(name, value, unit, source)
         return str(int(value))

@@ -714,8 +714,7 @@ def _slow_under_load(o: Any, ev: Any, book: Book, lang: str) -> str:
     speed = float(load["per_user_tokens_per_s"])
     whole = speed >= 10 and round(speed) < round(1 / target, 1)  # "24.6" below "25", never "25 … below 25"
     per = book.num(f"tokens/s per user {where}", speed, "tokens/s", SRC_LOAD, 0 if whole else 1)
-    rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
-                    decimals_for(round(1 / target, 1)))
+    rate = book.target_rate(target)
     stated = ev.constraints.max_ms_per_token is not None
     why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
     return t("screen.option.slow_load", lang, users=users, per=per, rate=rate, why=why)

@@ -39,6 +39,7 @@ from advisor.conversation.render.purchase_lead import against_target
 from advisor.conversation.render.scale_out import (
     copies_for_load,
     copies_lead,
+    group_label,
     servers_at_default_target,
     servers_sentence,
 )
@@ -411,8 +412,7 @@ def _in_servers(led: fs.Lead, o: Option, ev: Analysis, book: Book, lang: str) ->
             need, usable = need_and_usable(o, book)
             whole = each == o.count  # else copies of one of its replica groups (scale_out.copy_unit)
             name = opt_name(o, book) if whole else f"{each}× {o.gpu_name}"
-            lay = opt_layout(o, lang, book) if whole else (f"TP {o.layout.tp}" if o.layout.tp > 1
-                                                           else t("layout.one_gpu", lang))
+            lay = opt_layout(o, lang, book) if whole else group_label(o, lang)
             led.text = t("screen.servers.copies", lang, copies=book.count("copies of the deployment", copies, "copies",
                                                                         "computed: ⌈users / users within the target⌉"),
                          name=name, lay=lay, need=need, usable=usable)

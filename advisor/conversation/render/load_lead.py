@@ -12,7 +12,6 @@ from advisor.conversation.render.book import (
     SRC_TRAINING,
     SRC_USER,
     Book,
-    decimals_for,
     source_of,
 )
 from advisor.conversation.render.firstscreen import Lead, target_ms
@@ -503,8 +502,7 @@ def load_line(ev: Any, top: Any, book: Book, lang: str, *, load: dict[str, Any] 
     if target and limit is not None:
         stated = ev.constraints.max_ms_per_token is not None
         ms = target_ms(book, "TPOT target", target, SRC_USER if stated else SRC_RECOMMEND)
-        rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
-                        decimals_for(round(1 / target, 1)))
+        rate = book.target_rate(target)
         why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
         if limit >= 1:
             most = book.count(f"largest concurrency meeting the TPOT target on {on}", limit, "sequences", SRC_LOAD)
@@ -537,8 +535,7 @@ def _ttft_limit(load: dict[str, Any], o: Any, on: str, book: Book, lang: str, us
     if target.get("tpot_s"):
         tp = target["tpot_s"]
         ms = target_ms(book, "TPOT target", tp, SRC_USER)
-        rate = book.num("per-user speed at the TPOT target", 1 / tp, "tokens/s", "computed: 1 / TPOT target",
-                        decimals_for(round(1 / tp, 1)))
+        rate = book.target_rate(tp)
         cond = t("screen.load.cond_both", lang, ttft=ttft, ms=ms, rate=rate)
     else:
         cond = t("screen.load.cond_ttft", lang, ttft=ttft)

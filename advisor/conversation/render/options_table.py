@@ -296,23 +296,32 @@ def opt_price(o: Option, book: Book, lang: str) -> str:
     return message("price.with_date", lang, price=total, when=price_when(o, book, lang))
 
 
-def _rent_only(o: Option, book: Book, lang: str) -> str:
-    """"rented at $1.01 per GPU-hour (AWS, 2026-01-21)": the catalog's own cloud quote for a card with no purchase
-    price (advisor.estimator.cost.cloud_price: the most comparable tier, newest); "" when the card has none."""
-    from advisor.estimator.calibration import load_economics  # start-up: only an unpriced card's row reads it
+def catalog_rent(gpu: Any, book: Book, currency: str, region: str = "global") -> tuple[float, Any, str] | None:
+    """(the card's price per GPU-hour in `currency`, the quote, its listed price booked) from the catalog's cloud
+    quotes (advisor.estimator.cost.cloud_price: the region's, the most comparable tier, newest; else the reference
+    rate); None where there is none or only the person's own."""
+    from advisor.estimator.calibration import load_economics  # start-up: only a rent or an unpriced row reads it
     from advisor.estimator.cost import cloud_hour_price, cloud_price  # start-up: as above
 
-    gpu = load_catalog().find_gpu(o.gpu)
-    if gpu is None or not gpu.cloud:
-        return ""
     econ = load_economics()
-    quote = cloud_price(gpu, econ)
+    quote = cloud_price(gpu, econ, region=region)
     if quote is None or quote.origin == "user":
-        return ""
-    _hour, listed, unit = cloud_hour_price(quote, econ, "USD")
+        return None
+    hour, listed, unit = cloud_hour_price(quote, econ, currency)
     rate = book.money(f"cloud price per GPU-hour of {gpu.name} ({quote.provider})", listed,
                       "CNY" if unit.startswith("CNY") else "USD",
                       f"knowledge catalog: {gpu.id} cloud ({quote.source}, {quote.date})")
+    return hour, quote, rate
+
+
+def _rent_only(o: Option, book: Book, lang: str) -> str:
+    """"rented at $1.01 per GPU-hour (AWS, 2026-01-21)": the catalog's own cloud quote for a card with no purchase
+    price (`catalog_rent`); "" when the card has none."""
+    gpu = load_catalog().find_gpu(o.gpu)
+    got = catalog_rent(gpu, book, "USD") if gpu is not None and gpu.cloud else None
+    if got is None:
+        return ""
+    _hour, quote, rate = got
     return message("price.rent_only", lang, rate=rate, provider=quote.provider, when=str(quote.date))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, Book, decimals_for
+from advisor.conversation.render.book import SRC_RECOMMEND, SRC_THROUGHPUT, Book
 from advisor.conversation.render.labels import format_label, option_format
 from advisor.estimator.memory import default_inference_format
 from knowledge.catalog import load_catalog
@@ -27,6 +27,22 @@ def copy_unit(o: Any, users: int, limit: int) -> tuple[int, int]:
     if reps > 1 and o.count % reps == 0 and limit >= reps:
         return math.ceil(users / (limit // reps)), o.count // reps
     return math.ceil(users / limit), o.count
+
+
+def servers_for(o: Any, ev: Any, copies: int, each: int) -> tuple[int, int]:
+    """(servers, GPUs per server) for `copies` of `each` GPUs of `o`'s card: the search's node size
+    (`max_gpus_per_node`, 8 unless the user said otherwise; a unified-memory machine is its own server),
+
+        servers = ⌈copies × each / per_node⌉ when one copy fits a server, else copies × ⌈each / per_node⌉."""
+    gpu = load_catalog().find_gpu(o.gpu)
+    per_node = 1 if gpu is not None and gpu.is_machine else ev.constraints.max_gpus_per_node
+    n = math.ceil(copies * each / per_node) if each <= per_node else copies * math.ceil(each / per_node)
+    return n, per_node
+
+
+def group_label(o: Any, lang: str) -> str:
+    """One replica group of `o` in words: "TP 8", or "1 GPU" for a model one card holds."""
+    return f"TP {o.layout.tp}" if o.layout.tp > 1 else t("layout.one_gpu", lang)
 
 
 def replicas_for_load(o: Any, users: int, limit: int, book: Book, lang: str) -> str:
@@ -65,7 +81,7 @@ def at_target_clause(ev: Any, lead: Any, users: int, limit: int, book: Book, lan
     config = f"{book.count(f'GPUs sized for {users} users within the default target', o.count, 'GPUs', SRC_RECOMMEND)}× {o.gpu_name}"
     if o.layout.weights != lead.layout.weights:
         config += t("replicas.with_weights", lang, fmt=option_format(o, lang))
-    group = f"TP {o.layout.tp}" if o.layout.tp > 1 else t("layout.one_gpu", lang)
+    group = group_label(o, lang)
     layout = t("layout.replicas", lang, n=o.layout.replicas, group=group) if (o.layout.replicas or 1) > 1 else group
     total = o.tco.purchase.total if o.tco is not None else None
     cost = ""
@@ -98,15 +114,10 @@ def copies_for_load(ev: Any, o: Any) -> tuple[int, int]:
 
 
 def servers_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
-    """"How many servers?": the configuration in servers of the search's node size (`max_gpus_per_node`, 8 unless
-    the user said otherwise; a unified-memory machine is its own server), for all the copies the load needs:
-
-        servers = ⌈copies × count / per_node⌉ when one copy fits a server, else copies × the copy's nodes."""
-    gpu = load_catalog().find_gpu(o.gpu)
-    per_node = 1 if gpu is not None and gpu.is_machine else ev.constraints.max_gpus_per_node
+    """"How many servers?": the configuration in servers (`servers_for`), for all the copies the load needs."""
     copies, each = copies_for_load(ev, o)
     cards = copies * each
-    n = math.ceil(cards / per_node) if each <= per_node else copies * math.ceil(each / per_node)
+    n, per_node = servers_for(o, ev, copies, each)
     src = (f"computed: ⌈{copies} × {each} GPUs / {per_node} per server⌉" if each <= per_node
            else f"computed: {copies} × ⌈{each} / {per_node}⌉ servers")
     servers = book.count(f"servers for {cards}× {o.gpu_name}", n, "servers", src)
@@ -161,9 +172,7 @@ def copies_lead(o: Any, ev: Any, book: Book, lang: str) -> str:
     if not held or users <= held:
         return ""
     copies = math.ceil(users / held)
-    gpu = load_catalog().find_gpu(o.gpu)
-    per_node = 1 if gpu is not None and gpu.is_machine else ev.constraints.max_gpus_per_node
-    servers = math.ceil(copies * o.count / per_node) if o.count <= per_node else copies * math.ceil(o.count / per_node)
+    servers, per_node = servers_for(o, ev, copies, o.count)
     name = f"{o.count}× {o.gpu_name}"
     src = f"computed: ⌈{users} users / {held} users one copy holds⌉"
     text = t("lead.copies", lang, copies=book.count(f"copies of {name} for {users} users", copies, "copies", src),
@@ -177,8 +186,7 @@ def copies_lead(o: Any, ev: Any, book: Book, lang: str) -> str:
     target, limit = (load.get("target") or {}).get("tpot_s"), int(load.get("max_concurrency_for_target") or 0)
     if target and 1 <= limit < held:
         more = math.ceil(users / limit)
-        rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
-                        decimals_for(round(1 / target, 1)))
+        rate = book.target_rate(target)
         stated = ev.constraints.max_ms_per_token is not None or ev.constraints.min_tokens_per_s
         text += t("lead.copies.target", lang, rate=rate, limit=book.count(
             f"users one copy of {name} serves within the target", limit, "sequences", SRC_THROUGHPUT),
@@ -200,11 +208,8 @@ def servers_at_default_target(o: Any, ev: Any, book: Book, lang: str) -> str:
     if c.max_ms_per_token is not None or c.min_tokens_per_s or not target or limit < 1 or users <= limit:
         return ""
     copies, each = copy_unit(o, users, limit)
-    gpu = load_catalog().find_gpu(o.gpu)
-    per_node = 1 if gpu is not None and gpu.is_machine else c.max_gpus_per_node
-    n = math.ceil(copies * each / per_node) if each <= per_node else copies * math.ceil(each / per_node)
-    rate = book.num("per-user speed at the TPOT target", 1 / target, "tokens/s", "computed: 1 / TPOT target",
-                    decimals_for(round(1 / target, 1)))
+    n, per_node = servers_for(o, ev, copies, each)
+    rate = book.target_rate(target)
     return t("screen.servers.at_default", lang, users=users, rate=rate, n=n,
              servers=book.count(f"servers of {o.gpu_name} for {users} users within the default target", n, "servers",
                                 f"computed: {copies} copies of {each} GPUs, {per_node} per server"),

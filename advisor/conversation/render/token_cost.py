@@ -21,10 +21,10 @@ from advisor.conversation.dialog.machine import default_catalog
 from advisor.conversation.render import firstscreen as fs
 from advisor.conversation.render.book import SRC_THROUGHPUT, SRC_USER, Book
 from advisor.conversation.render.labels import provider_label
-from advisor.conversation.render.options_table import SRC_LOAD, misses, opt_name
+from advisor.conversation.render.options_table import SRC_LOAD, catalog_rent, misses, opt_name
 from advisor.conversation.render.power_price import at_your_price
 from advisor.estimator.calibration import load_economics
-from advisor.estimator.cost import HOURS_PER_MONTH, cloud_hour_price, cloud_price, per_million_tokens, tokens_made
+from advisor.estimator.cost import HOURS_PER_MONTH, cloud_hour_price, per_million_tokens, tokens_made
 from advisor.recommend.prices import stated_quote
 from knowledge.messages import known, t
 
@@ -72,13 +72,10 @@ def _rate(o: Option, ev: Analysis, book: Book, lang: str) -> tuple[float, str] |
                           "user input (rental price stated by the user)")
         at = t("rent.stated.at", lang, provider=provider_label(mine.provider, lang)) if mine.provider != "user" else ""
         return hour * o.count, t("token_cost.quote_stated", lang, rate=rate, at=at)
-    quote = cloud_price(gpu, econ, region=ev.constraints.region)
-    if quote is None or quote.origin == "user":
+    got = catalog_rent(gpu, book, ev.constraints.currency, ev.constraints.region)
+    if got is None:
         return None
-    hour, listed, unit = cloud_hour_price(quote, econ, ev.constraints.currency)
-    cur = "CNY" if unit.startswith("CNY") else "USD"
-    rate = book.money(f"cloud price per GPU-hour of {gpu.name} ({quote.provider})", listed, cur,
-                      f"knowledge catalog: {gpu.id} cloud ({quote.source}, {quote.date})")
+    hour, quote, rate = got
     tier = t(f"rent.tier.{quote.tier}", lang) if known(f"rent.tier.{quote.tier}") else quote.tier
     words = t("token_cost.quote", lang, rate=rate, provider=quote.provider, tier=tier, as_of=str(quote.date))
     if quote.region != ev.constraints.region:  # the only quotes are from the other market: said so
