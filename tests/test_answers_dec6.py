@@ -481,7 +481,9 @@ def test_a_batch_job_with_a_deadline_is_sized_in_copies_that_meet_it(text: str, 
 @pytest.mark.parametrize(("text", "lang"), [
     # 300, not 100: 100 fit once the KV cache is FP8, which is now the change offered first (test_audit4_rent_and_ascend)
     ("8 张 H800 跑 DeepSeek-R1-Distill-Qwen-32B，300 人同时提问，首字要等多久？", "zh"),
-    ("Llama-3.1-8B on one RTX 4090 with 50 users: what TTFT?", "en"),
+    # the context said: every user's whole context is asked for (with none said, the users' chat turns are answered on
+    # the paged KV cache: test_chat_turns_paged)
+    ("Llama-3.1-8B on one RTX 4090 with 50 users at a 4096-token context each: what TTFT?", "en"),
 ])
 def test_a_load_the_cards_cannot_hold_is_answered_at_the_most_they_hold(text: str, lang: str) -> None:
     """"100 users on 8 H800: TTFT?" when only 62 fit: after the shortfall, the load line at the most users the

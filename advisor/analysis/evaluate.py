@@ -30,6 +30,7 @@ from advisor.analysis.load_answers import (
     served_variants,
     speculation,
     ttft_ladder,
+    turns_load,
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.named import evaluate_named
@@ -380,6 +381,8 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         ev.changed_load = load_at(request, model, catalog.gpu(changed.gpu), changed, users, steps)
         if ev.load_change is None and users == workload.concurrency:  # "from 20 to 80 users" on the changed cards
             load_change(request, model, catalog, steps, ev, changed, ev.changed_load)
+    if one is not None and request.concurrency_given and not _other_load_question(request):
+        turns_load(request, model, catalog, steps, ev, one)  # "50 users on one 4090": their chat turns, paged
     if request.asks_speculation and workload.task == "inference":
         speculation(request, model, catalog, steps, ev, one)
     if request.asks_chunked and workload.task == "inference":
@@ -433,6 +436,15 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         c = request.constraints
         if (one is None or not request.count_named) and (c.monthly_rent_budget or (c.budget and c.budget_covers == "system")):
             budget_users(request, model, catalog, steps, ev)  # a month's rent is spent on users whatever was asked
+
+
+def _other_load_question(request: AnalysisRequest) -> bool:
+    """A question about the load that its own answer takes (users, a rate, a batch job, a ladder, a change of load,
+    a comparison) or that reads the memory verdict the other way round ("will it OOM?"): no chat-turn load then."""
+    return bool(request.asks_users or request.asks_rps or request.job_requests or request.asks_oom
+                or request.load_ladder or request.load_from or request.asks_speculation or request.asks_chunked
+                or request.asks_ttft_ladder or request.tp_compared or request.asks_context
+                or request.asks_batch or sum(1 for f, _ in request.variants if f == "weights") == 2)
 
 
 def _users_held(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,

@@ -70,11 +70,14 @@ def _tails(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, concurrency:
 def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int, steps: list[Step], *,
                  tpot_target_s: float | None = None, ttft_target_s: float | None = None,
                  tails: bool = False, speculation: Speculation | None = None,
-                 ttft_percentile: int = 50, chunked_prefill: bool | None = None) -> dict[str, Any] | None:
+                 ttft_percentile: int = 50, chunked_prefill: bool | None = None,
+                 turns_held: bool = False) -> dict[str, Any] | None:
     """"Serve X to N users": a serving option at `concurrency` concurrent requests under the continuous-batching
     simulation (advisor.estimator.serving) — median and p95 TTFT, per-user tokens/s, total output tokens/s — and
     the largest concurrency whose median TPOT (and TTFT, when given) meets the target (default: the recommender's
-    interactivity target, `DEFAULT_TPOT_TARGET_S`).
+    interactivity target, `DEFAULT_TPOT_TARGET_S`). The memory bound on that limit counts whole-context requests, as
+    the memory was sized; with `turns_held`, the simulated requests (a chat turn each) the paged KV cache holds at
+    once, for a configuration judged by its chat turns (load_answers.turns_load), with the run's preemptions.
     None when the option was not sized or the engine is not simulated."""
     sized = option.sized_workload
     if sized is None or sized.is_training:
@@ -106,8 +109,9 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
     limit, bound = rep.max_concurrency_for_target, "latency"
     try:
         # whole-context requests, as the memory was sized: a limit never above the sequences the answer sized for
-        held = saturating_concurrency(model, gpu, count, replace(sized, concurrency=concurrency), load_calibration(),
-                                      max_num_seqs=slots)
+        # (with `turns_held`: the requests simulated, a chat turn each)
+        held = saturating_concurrency(model, gpu, count, w if turns_held else replace(sized, concurrency=concurrency),
+                                      load_calibration(), max_num_seqs=slots)
     except AdvisorError:
         held = None
     if held is not None and option.fits:  # nor more than the memory estimate fits (the answer's "what fits")
@@ -129,7 +133,9 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
             "engine": rep.engine, "formulas": rep.formulas(),
             # the step's token budget (max_num_batched_tokens) and the prompt simulated: whether chunking splits it
             "step_tokens": rep.scheduler.max_num_batched_tokens, "prompt_tokens": w.prompt_tokens,
-            "held": held}  # whole requests the KV cache holds at once (None: not computed); more wait in the queue
+            "held": held,  # whole requests the KV cache holds at once (None: not computed); more wait in the queue
+            **({"preemptions": r.preemptions, "kv_tokens": rep.scheduler.kv_capacity_tokens * rep.replicas,
+                "turn_tokens": (w.prompt_tokens or 0) + (w.output_tokens or 0)} if turns_held else {})}
 
 
 MAX_BATCH_SEARCH = 4096  # micro-batches searched up to this

@@ -16,7 +16,7 @@ from advisor.analysis.steps import Step, timed
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.memory import default_inference_format
 from advisor.recommend.recommender import evaluate_configs
-from advisor.workload import speed_workload
+from advisor.workload import DEFAULT_CONTEXT, speed_workload
 from knowledge.errors import InputError
 from knowledge.quantities import Seconds
 from knowledge.structs import replace
@@ -263,13 +263,41 @@ def fuller_for_tokens(request: AnalysisRequest, model: ModelSpec, catalog: Catal
 
 
 def load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
-            steps: list[Step]) -> dict[str, Any] | None:
+            steps: list[Step], *, turns_held: bool = False) -> dict[str, Any] | None:
     """The simulated load on `option` at `concurrency` under the request's targets: its per-token target (stated,
-    else serving_load's default), its first-token target, and the 99th percentiles when they were asked."""
+    else serving_load's default), its first-token target, and the 99th percentiles when they were asked
+    (`turns_held`: serving_load's memory bound in chat turns)."""
     ms = request.constraints.max_ms_per_token
     return serving_load(model, gpu, option, concurrency, steps, tpot_target_s=Seconds.of(ms, "ms").s if ms else None,
                         ttft_target_s=request.ttft_target_s, tails=request.asks_p99,
-                        ttft_percentile=request.constraints.ttft_percentile)
+                        ttft_percentile=request.constraints.ttft_percentile, turns_held=turns_held)
+
+
+# engines that page the KV cache (blocks taken as a request grows, vLLM's PagedAttention, SGLang's radix pool,
+# TensorRT-LLM's paged KV): memory held is what the running requests have written, not their whole context;
+# llama.cpp reserves each slot's whole context, transformers' generate() a padded static batch
+PAGED_KV_ENGINES = frozenset({"vllm", "sglang", "trtllm"})
+
+
+def turns_load(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+               one: Option) -> None:
+    """"50 users of Llama-3.1-8B on one 4090, what speed?": the card holds the weights but not every user's whole
+    default context at once (the memory verdict counts 50 × 4,096 tokens of KV). An engine that pages its KV cache
+    holds what the requests have written, so when neither the context nor the request lengths were said, the users
+    are simulated at the load asked, a chat turn each, with the cache the weights leave; when all their turns fit it
+    at once (no preemption) that load is `Analysis.turns_load`, answered beside the verdict on whole contexts."""
+    w = request.workload
+    said = set(request.stated)
+    if one.fits or w.task != "inference" or w.concurrency <= 1 or said & {"context", "prompt_tokens", "output_tokens"}:
+        return
+    whole = held_sequences(ev, one)
+    if one.layout.engine not in PAGED_KV_ENGINES or whole < 1 or w.context != DEFAULT_CONTEXT:
+        # the engine reserves whole contexts, not one whole-context request fits beside the weights, or the context
+        # is the model's own (a reasoning model's long answers are no chat turn)
+        return
+    load = load_at(request, model, catalog.gpu(one.gpu), one, w.concurrency, steps, turns_held=True)
+    if load and (load.get("held") or 0) >= w.concurrency and not load.get("preemptions"):
+        ev.turns_load = {**load, "gpu": one.gpu, "count": one.count, "whole": whole}
 
 
 def load_within_target(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, held: int,

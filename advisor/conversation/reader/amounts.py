@@ -96,7 +96,7 @@ _OUTPUT_WORDS = re.compile(r"(?:输出|生成|回答|回复|output|generat\w*|co
 _CONTEXT_WORDS = r"(?:上下文(?:长度|窗口)?|序列长度|序列|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?(?![a-z])|context(?:\s*(?:length|window|len))?|ctx|max[\s_-]*model[\s_-]*len|窗口)"
 _CTX_VALUE = rf"(?P<num>{with_scale(DIGITS, BIG_SCALE)}|{with_scale(CN_NUM, BIG_SCALE)})\s*(?P<k>k|千|m)?(?:\s*tokens?)?"
 _CONTEXT_AFTER = re.compile(_CONTEXT_WORDS + r"\s*(?:改成|改为|换成|设为|设成|调到|是|为|of|is|=|:|to|at|达到|要|需要|到)?\s*(?:about\s*|约\s*)?" + _CTX_VALUE + r"(?![a-z0-9])")
-_CONTEXT_BEFORE = re.compile(_CTX_VALUE + r"\s*(?:的|tokens?\s*(?:of\s*)?)?\s*" + _CONTEXT_WORDS)
+_CONTEXT_BEFORE = re.compile(_CTX_VALUE + r"\s*(?:的|-?\s*tokens?\s*(?:of\s*)?)?\s*" + _CONTEXT_WORDS)  # "4096-token context"
 _DATA_BEFORE = re.compile(r"(?:数据|数据量|语料|训练集|数据集|训练数据)[^，。；,;0-9]{0,6}$")
 _NOT_CONTEXT_AFTER = re.compile(r"\s*(?:个|路|名|位)?\s*(?:并发|路|人|用户|请求|会话|users?|concurrent|requests?|sessions?|people)")
 _BARE_K = re.compile(r"(?<![\d.$¥￥a-z])(1|2|4|8|16|32|64|128|256|512)\s*k(?![a-z0-9])(?!\s*(?:usd|rmb|cny|元|美元|dollars|\$))")

@@ -92,7 +92,8 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
     coding = "context_coding" in (getattr(ev, "inferred", None) or ())  # a coding use's 32K (dialog.machine)
     bits.append(t("screen.assumed.context_coding" if coding else "screen.assumed.context", lang,
                   ctx=book.tokens("context", w.context, source_of(ev, "context"), lang)))
-    if w.task == "inference" and w.prompt_tokens is None and w.output_tokens is None and getattr(ev, "load", None):
+    if w.task == "inference" and w.prompt_tokens is None and w.output_tokens is None and (
+            getattr(ev, "load", None) or getattr(ev, "turns_load", None)):
         # said where the answer shows the simulated load (its TTFT and per-user speed are for one chat turn)
         chat = speed_workload(w)  # the lengths the speed is estimated for (advisor.workload: ShareGPT means)
         bits.append(t("screen.assumed.chat", lang,

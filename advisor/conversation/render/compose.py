@@ -64,6 +64,7 @@ from advisor.conversation.render.preamble import (
     summary,
     unknown_lines,
 )
+from advisor.conversation.render.turns_lead import turns_intro, turns_option
 from advisor.conversation.turn import Turn
 from advisor.recommend.recommender import same_config
 from advisor.recommend.search import default_train_tokens
@@ -301,7 +302,15 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
             first.insert(first.index(lead.text), line)
         else:
             first.append(line)
-        first.append(load_lead.changed_line(ev, book, lang))  # the named cards, as the change makes them hold it
+        named = turns_option(ev)
+        if named is not None and ev.turns_load:  # the named cards at the users asked, a chat turn each
+            line = load_lead.load_line(ev, named, book, lang, load=ev.turns_load)
+            led = lead.deciding.startswith("tokens/s per user at")  # the turns lead said it fits them (a speed asked)
+            first.append(line if led or not line else turns_intro(ev, ev.turns_load, book, lang) + line)
+            if ev.changed_config is not None and load_lead.format_changed(ev, book, lang):  # whole contexts held
+                first.append(load_lead.changed_line(ev, book, lang))
+        else:
+            first.append(load_lead.changed_line(ev, book, lang))  # the named cards, as the change makes them hold it
     first.append(ttft_target_line(fs.load_option(ev), ev, book, lang,  # a first-token target at one user
                                   said=lead.deciding.startswith("decode tokens/s per sequence")))
     first += unknown_lines(slots, lang, catalog, names=False)

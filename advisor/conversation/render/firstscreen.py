@@ -50,6 +50,7 @@ from advisor.conversation.render.options_table import (
     user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller
+from advisor.conversation.render.turns_lead import asks_pace, turns_held, turns_text
 from advisor.estimator.limits import CONTEXT_STEP
 from advisor.estimator.results import BREAKDOWN_KEYS
 from advisor.recommend.search import default_train_tokens
@@ -264,6 +265,10 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     alone = one_card and o.count == 1
     machine = alone and getattr(load_catalog().find_gpu(o.gpu), "is_machine", False)  # a Mac is no card
     who = t("screen.one_machine" if machine else "screen.one_card", lang) if alone else name
+    turns = turns_held(ev, o)
+    if turns is not None and asks_pace(ev):  # a speed asked: their chat turns fit the paged KV cache, whole contexts not
+        return Lead(turns_text(o, ev, turns, book, lang, who, int(turns["whole"])), "yes",
+                    f"tokens/s per user at {turns['concurrency']} users on {o.count}× {o.gpu_name}")
     changes = list(ev.named_changes or [])
     if not changes and "existing" in o.labels and ev.recommendation is not None:
         # the user's own cards: a lighter method or format on them (a shorter context changes the job: the details)

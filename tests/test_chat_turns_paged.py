@@ -1,0 +1,140 @@
+"""Users whose chat turns fit a paged KV cache though their whole default contexts do not: "50 users of Llama-3.1-8B
+on one 4090, what speed does each get?". The memory verdict counts every user at the whole 4,096-token context the
+answer assumes (42 GiB on a 24 GB card); vLLM keeps only what the requests have written, so the card serves the 50
+while their conversations stay short. The answer opens with the simulated load at the users asked and then says how
+many whole contexts fit; before, it said there was no speed to give and sold seven cards."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from advisor.conversation.grounding import gate as grounding
+from advisor.conversation.reader.extract import extract
+from advisor.conversation.render import firstscreen as fs
+from advisor.conversation.session import Conversation
+from knowledge.structs import dump
+from tests.answer_text import answer, number
+
+LEAD_EN = re.compile(r"^\*\*Yes, for chat turns: .+? serves (\d+) concurrent users at ([\d.]+) tokens/s each "
+                     r"\((\d+) ms per token\), first token after (\d+) ms")
+LEAD_ZH = re.compile(r"^\*\*按聊天轮次可以：.+?可同时服务 (\d+) 路并发，每路 ([\d.]+) tokens/s（每 token (\d+) ms），首 token 延迟 (\d+) ms")
+
+
+def _first(text: str, lang: str = "en") -> str:
+    return answer(text, lang).split("\n")[0]
+
+
+@pytest.mark.parametrize(("text", "users"), [
+    ("50 users on Llama-3.1-8B with one RTX 4090, what speed does each get?", 50),
+    ("Can a single RTX 4090 handle 50 people chatting at once with Llama 3.1 8B? How fast for each?", 50),
+    ("Llama 3.1 70B on 2x H100 for 50 users, what speed per user?", 50),
+    ("Qwen2.5-32B for 40 concurrent users on one A100 80GB, what latency will they see?", 40),
+    ("What's the time to first token for 60 simultaneous users of Mistral-7B on one RTX 3090?", 60),
+])
+def test_english_paraphrases_open_with_the_load_asked(text: str, users: int) -> None:
+    first = _first(text)
+    m = LEAD_EN.search(first)
+    assert m, first
+    assert int(m.group(1)) == users
+    per, tpot = float(m.group(2)), float(m.group(3))
+    assert abs(per - 1000 / tpot) <= 0.06 * per + 1  # per-user speed and time per token are one figure
+    assert "No speed to give" not in first and "Not as asked" not in first
+    assert re.search(r"Not \d+ whole 4096-token contexts: \d+ of them fit at once", first), first
+
+
+@pytest.mark.parametrize(("text", "users"), [
+    ("用一张 4090 跑 Qwen2.5-7B，给 80 个人同时用，首字延迟和每人速度怎样？", 80),
+    ("一张 RTX 4090 部署 Llama-3.1-8B，50 个人同时聊天，每人每秒多少 token？", 50),
+    ("两张 H100 跑 Llama 3.1 70B，同时 50 个用户在线，卡不卡？", 50),
+])
+def test_chinese_paraphrases_open_with_the_load_asked(text: str, users: int) -> None:
+    first = _first(text, "zh")
+    m = LEAD_ZH.search(first)
+    assert m, first
+    assert int(m.group(1)) == users
+    assert re.search(r"放不下 \d+ 路完整的 4096 tokens 上下文：同时只能放 \d+ 路", first), first
+    assert "谈不上速度" not in first
+
+
+@pytest.mark.parametrize(("text", "lang", "lead", "intro"), [
+    ("Serve Llama 3.1 70B to 50 users on 2x H100", "en", "**Not as asked** — 2× NVIDIA H100",
+     r"As chat turns of 410 tokens, the 50 users fit vLLM's paged KV cache at once \([\d,]+ tokens beside the weights\): "
+     r"\*\*At 50 concurrent users\*\* on 2×"),
+    ("Can our 2x RTX 4090 box serve Llama-3.1-70B in 4-bit to 8 users?", "en", "**No** — 2× GeForce RTX 4090",
+     r"As chat turns of 410 tokens, the 8 users fit vLLM's paged KV cache at once .*\*\*At 8 concurrent users\*\*"),
+    ("两张 4090 能给 8 个人同时跑 Llama-3.1-70B 4bit 吗？", "zh", "**按原样不行**",
+     r"按每轮对话 410 tokens 计，8 路并发可同时放进 vLLM 按页分配的 KV 缓存（权重之外 [\d,]+ tokens）：\*\*8 路并发时\*\*"),
+])
+def test_asked_whether_it_fits_the_verdict_on_whole_contexts_leads(text: str, lang: str, lead: str, intro: str) -> None:
+    """"Can it serve them?" is answered on whole contexts first, as the memory is sized (no: short by …); the users'
+    chat turns on the paged cache follow as the load line, at the users asked."""
+    out = answer(text, lang)
+    assert out.startswith(lead), out[:300]
+    assert re.search(intro, out.split("<details>")[0]), out[:900]
+
+
+def test_the_load_line_below_is_the_same_load() -> None:
+    """The lead and the load line under it are the same simulation at the users asked: no second, smaller load and
+    no copies bought for users the card already serves."""
+    text = answer("50 users on Llama-3.1-8B with one RTX 4090, what speed does each get?")
+    head = text.split("<details>")[0]
+    lead_per = number(r"serves 50 concurrent users at ([\d.]+) tokens/s each", head)
+    line_per = number(r"\*\*At 50 concurrent users\*\* on 1× GeForce RTX 4090: .*?, ([\d.]+) tokens/s per user", head)
+    assert lead_per == line_per
+    assert "At 8 concurrent users" not in head and "copies of this deployment" not in head
+    assert "chat turn of 215 tokens in and 195 tokens out" in head  # the lengths the load is for, said
+
+
+def test_a_format_that_holds_whole_contexts_follows() -> None:
+    """70B in BF16 on 2× H100: the turns fit beside the weights; FP8 weights would hold all 50 whole contexts, and
+    its load is shown after the one as asked."""
+    head = answer("Llama 3.1 70B on 2x H100 for 50 users, what speed per user?").split("<details>")[0]
+    assert "To hold every user's whole context: switching to FP8 weights." in head
+    assert head.index("**At 50 concurrent users** on 2×") < head.index("With FP8 weights: **At 50 concurrent users**")
+
+
+def test_numbers_are_grounded_and_the_verdict_is_yes() -> None:
+    said = "50 users on Llama-3.1-8B with one RTX 4090, what speed does each get?"
+    turn = Conversation(driver="deterministic", lang="en").respond(said)
+    assert turn.contract().verdict == "yes"
+    pool = grounding.Pool.of([{"numbers": [dump(n) for n in turn.numbers]}], texts=[said])
+    report = grounding.check(fs.split_details(turn.answer)[0], pool)
+    assert report.ok, [m.text for m in report.ungrounded]
+
+
+@pytest.mark.parametrize("text", [
+    # the context said: the users' whole contexts are what was asked for
+    "Serve Qwen2.5-14B to 50 users with 32k context on one L40S",
+    "50 users on Llama-3.1-8B with one RTX 4090 at 4096 tokens of context each, what speed?",
+    # the request lengths said
+    "50 users sending 3000-token prompts to Llama-3.1-8B on one RTX 4090, what speed does each get?",
+    # llama.cpp reserves every slot's whole context
+    "50 users on Llama-3.1-8B with one RTX 4090 under llama.cpp, what speed does each get?",
+    # more users than the cache holds even as chat turns
+    "500 users on Llama-3.1-8B with one RTX 4090, what speed does each get?",
+    # a reasoning model answered at its own long context
+    "DeepSeek-R1-Distill-Qwen-32B on two A100 80GB, 30 concurrent users, tokens/s each?",
+    # "will it OOM?" reads the verdict the other way round
+    "Will Llama-3.1-8B OOM on one RTX 4090 with 50 users?",
+])
+def test_not_when_whole_contexts_or_lengths_were_asked(text: str) -> None:
+    first = _first(text)
+    assert "for chat turns" not in first, first
+
+
+def test_a_configuration_that_fits_is_unchanged() -> None:
+    first = _first("Serve Llama-3.1-8B to 50 users on one H100")
+    assert first.startswith("**Yes: 1× NVIDIA H100 SXM5 80GB fits**"), first
+
+
+@pytest.mark.parametrize(("text", "context"), [
+    ("Llama-3.1-8B on one RTX 4090 with 50 users at a 4096-token context each: what TTFT?", 4096),
+    ("serve a 32k-token context to 20 users of Llama-3.1-8B on an H100", 32768),
+    ("8192 - token context, 10 users, Qwen2.5-7B on an L4", 8192),
+])
+def test_a_hyphenated_context_is_read_as_the_context(text: str, context: int) -> None:
+    """"a 4096-token context" is the context the user asks for (it had been read as nothing, so the turns answer
+    would have replaced whole contexts that were asked for)."""
+    assert extract(text).context == context
