@@ -213,7 +213,10 @@ _LINK_QUESTION = re.compile(
 # "how many servers / machines / nodes", "几台", "多少台服务器": the count answered in servers, not cards
 _SERVER_QUESTION = words(zh=r"几台|多少台|几个节点|多少个节点|几台服务器|多少服务器|几台机器|多少机器|几套|多少套|几组|多少组",
                          en=r"how many (?:[\w-]+ ){0,2}(?:servers?|machines?|nodes?|boxes|hosts?|copies|replicas|"
-                            r"deployments|clusters|sets|pods)(?![a-z])|number of (?:servers|machines|nodes|copies|replicas)")
+                            r"deployments|clusters|sets|pods)(?![a-z])|number of (?:servers|machines|nodes|copies|replicas)|"
+                            # "if we rent g6e.48xlarge boxes, how many do we need": the count asked of the boxes said first
+                            r"(?:servers?|machines?|nodes?|boxes|hosts?|instances?)(?![a-z])[^?!;]{0,60}?"
+                            r"how many (?:do|would|will|should|shall) (?:we|i|you) (?:need|want|have to (?:rent|buy))")
 # "cost per million tokens", "cheaper per token", "每百万 token 成本": the cost of each generated token, not the purchase
 # "per token" alone is as often a latency ("30 ms per token", "每个 token 30 毫秒"): a cost word must be near it;
 # "per million tokens" / "每百万 token" is a price unit by itself
