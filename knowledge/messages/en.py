@@ -339,6 +339,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.fits_too": "The memory is enough: {need} needed per GPU of {usable} usable ({lay}).",
     "lead.train_speed": "**About {per} per GPU** ({total} on all {count}), {mfu} MFU, on {name} ({lay}): {need} needed per GPU of {usable} usable. At that rate {tokens} take {days}.",
     "lead.train_speed.one": "**About {per}**, {mfu} MFU, on {name} ({lay}): {need} needed of {usable} usable. At that rate {tokens} take {days}.",
+    "lead.users.as_asked": "As asked, in {fmt}, it does not fit: {short} short per GPU ({need} needed, {usable} usable).",
     "lead.speed.no_run": "**No speed to give: it does not run as asked**",
     "lead.speed.ttft": ", first token after {ttft}",
     "lead.speed.ttft.first": "First token after {ttft}",

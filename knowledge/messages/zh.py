@@ -337,6 +337,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.fits_too": "显存够：每卡需要 {need}，可用 {usable}（{lay}）。",
     "lead.train_speed": "**{name} 上约每卡 {per}**（{count} 张合计 {total}），MFU {mfu}（{lay}）；每卡需要 {need}，可用 {usable}。按这个速度，{tokens} 需要 {days}。",
     "lead.train_speed.one": "**{name} 上约 {per}**，MFU {mfu}（{lay}）；需要 {need}，可用 {usable}。按这个速度，{tokens} 需要 {days}。",
+    "lead.users.as_asked": "按原样（{fmt}）放不下：每卡差 {short}（需要 {need}，可用 {usable}）。",
     "lead.speed.no_run": "**按原样跑不起来，谈不上速度**",
     "lead.speed.ttft": "，首 token 约 {ttft}",
     "lead.speed.ttft.first": "首 token 约 {ttft}",

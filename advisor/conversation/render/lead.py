@@ -277,6 +277,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_rent = load_lead.budget_users_lead(ev, book, lang)
         if led_rent is not None:
             return led_rent
+    if intent == "how_many" and ev.asks_users and len(users) == 1 and not users[0].fits:  # held in another format
+        led_changed = load_lead.changed_users_lead(ev, book, lang)
+        if led_changed is not None:
+            return led_changed
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"
         led = load_lead.budget_users_lead(ev, book, lang) or load_lead.users_lead(users[0] if users else top, ev,
                                                                                    book, lang)

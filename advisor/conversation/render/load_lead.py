@@ -19,6 +19,7 @@ from advisor.conversation.render.labels import format_label
 from advisor.conversation.render.load_runs import load_change_lead, load_ladder_lead
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
+    need_and_usable,
     opt_layout,
     opt_name,
     user_speed,
@@ -185,6 +186,26 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         tail = t("screen.users.at_that_load", lang, tot=tot, per=per)
     return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
+
+
+def changed_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
+    """"Max concurrency for Qwen2.5-32B on an L40S, TTFT under 500 ms?" when the card holds the weights only in
+    another format: the users the changed configuration serves (its load, Analysis.changed_load) said first, led by
+    the format ("With FP8 weights: 1× L40S serves at most 8 …"), then the shortfall as asked. None without one."""
+    o, load = ev.changed_config, ev.changed_load
+    named = ev.named_config
+    if o is None or not load or named is None or named.fits:
+        return None
+    led = users_lead(o, replace(ev, load=load), book, lang)
+    if led is None:
+        return None
+    need, usable = need_and_usable(named, book)
+    short = book.gib(f"shortfall per GPU on {named.count}× {named.gpu_name}", named.per_gpu.total - named.usable,
+                     "computed: need − usable")
+    fmt = format_label(ev.workload.weights, lang)
+    led.text = (format_changed(ev, book, lang) + led.text + t("sentence.gap", lang)
+                + t("lead.users.as_asked", lang, fmt=fmt, short=short, need=need, usable=usable))
+    return led
 
 
 def _none_meets(o: Any, ev: Any, book: Book, lang: str, target: str, default: bool) -> Lead | None:
