@@ -138,3 +138,34 @@ def test_a_hyphenated_context_is_read_as_the_context(text: str, context: int) ->
     """"a 4096-token context" is the context the user asks for (it had been read as nothing, so the turns answer
     would have replaced whole contexts that were asked for)."""
     assert extract(text).context == context
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("How many users can one RTX 4090 serve with Llama-3.1-8B?", "en"),
+    ("How many concurrent users can 2x H100 handle for Llama 3.1 70B?", "en"),
+    ("Max number of simultaneous chats for Qwen2.5-14B on a single H100?", "en"),
+    ("一张 4090 跑 Llama-3.1-8B 能同时服务多少人？", "zh"),
+])
+def test_how_many_users_adds_the_chat_turns_the_paged_cache_holds(text: str, lang: str) -> None:
+    """The users answer counts whole default contexts (the memory binds); the chat turns the paged cache holds and
+    how many of them meet the per-token target follow, never fewer than the whole-context count."""
+    first = answer(text, lang).split("\n")[0]
+    if lang == "en":
+        whole = number(r"serves at most (\d+) concurrent users", first)
+        held = number(r"paged KV cache holds (\d+) at once", first)
+        most = number(r"and (\d+) of them stay within 40 ms per token", first)
+    else:
+        whole = number(r"最多可同时服务 (\d+) 路", first)
+        held = number(r"KV 缓存一次放得下 (\d+) 路", first)
+        most = number(r"其中 (\d+) 路每 token 在 40 ms 以内", first)
+    assert whole < most <= held
+
+
+@pytest.mark.parametrize("text", [
+    "How many users can one RTX 4090 serve with Llama-3.1-8B at an 8k context?",  # whole contexts asked for
+    "How many users can one RTX 4090 serve with Llama-3.1-8B under llama.cpp?",  # slots reserve whole contexts
+    "How many users can one H100 serve with Llama-3.1-8B at 100 tokens/s each?",  # the latency binds, not memory
+])
+def test_no_chat_turn_count_where_whole_contexts_or_latency_decide(text: str) -> None:
+    first = answer(text).split("\n")[0]
+    assert "chat turns of" not in first, first

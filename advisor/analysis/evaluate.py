@@ -31,6 +31,7 @@ from advisor.analysis.load_answers import (
     speculation,
     ttft_ladder,
     turns_load,
+    turns_users,
 )
 from advisor.analysis.memory_only import evaluate_config, search, smallest_count
 from advisor.analysis.named import evaluate_named
@@ -428,6 +429,7 @@ def _stretch(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps
         if asked is not None and asked.fits:
             ev.load, _ = load_within_target(request, model, catalog.gpu(asked.gpu), asked,
                                             held_sequences(ev, asked) or 1, steps)
+            turns_users(request, model, catalog, steps, ev, asked)  # and as chat turns on a paged KV cache
         elif asked is not None and asked is one and changed is not None:
             # "Qwen3-30B-A3B 单卡 L20 能跑多少并发？" when the card holds it only in FP8: the users it holds so changed
             gpu = catalog.gpu(changed.gpu)

@@ -114,7 +114,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
                                       load_calibration(), max_num_seqs=slots)
     except AdvisorError:
         held = None
-    if held is not None and option.fits:  # nor more than the memory estimate fits (the answer's "what fits")
+    if held is not None and option.fits and not turns_held:  # nor more than the memory estimate fits (whole contexts)
         fits = option_sequences(gpu, option, fits_with(model, gpu, sized))
         if 0 < fits < held:
             held = fits

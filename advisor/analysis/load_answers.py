@@ -262,6 +262,29 @@ def fuller_for_tokens(request: AnalysisRequest, model: ModelSpec, catalog: Catal
         ev.capacity[(best.gpu, best.count)] = best_cap
 
 
+def turns_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
+                asked: Option) -> None:
+    """"How many users can one 4090 serve with Llama-3.1-8B?": the users lead counts whole default contexts (8 of
+    4,096 tokens); when the memory is what binds there and neither the context nor the request lengths were said,
+    also the chat turns an engine that pages its KV cache holds at once and how many of them meet the per-token
+    target (`Analysis.turns_users`), when that is more users."""
+    load = ev.load or {}
+    said = set(request.stated)
+    if (load.get("limit_bound") != "memory" or said & {"context", "prompt_tokens", "output_tokens"}
+            or request.workload.context != DEFAULT_CONTEXT or asked.layout.engine not in PAGED_KV_ENGINES):
+        return
+    # the target's limit comes from the ladder whatever the load simulated; the memory bound from the chat turns held
+    probe = load_at(request, model, catalog.gpu(asked.gpu), asked, max(1, int(load["concurrency"])), steps,
+                    turns_held=True)
+    if not probe or probe.get("max_concurrency_for_target") is None:
+        return
+    limit = int(probe["max_concurrency_for_target"])
+    if limit > int(load.get("max_concurrency_for_target") or 0):
+        ev.turns_users = {"limit": limit, "held": probe["held"], "target": probe["target"],
+                          "turn_tokens": probe["turn_tokens"], "kv_tokens": probe["kv_tokens"],
+                          "engine": probe["engine"], "gpu": asked.gpu, "count": asked.count}
+
+
 def load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,
             steps: list[Step], *, turns_held: bool = False) -> dict[str, Any] | None:
     """The simulated load on `option` at `concurrency` under the request's targets: its per-token target (stated,

@@ -155,6 +155,9 @@ class Analysis(msgspec.Struct):
     # that configuration, not holding every user's whole default context, at the users asked when the paged KV cache
     # holds all their chat turns at once: "50 users of an 8B on one 4090" (load_answers.turns_load)
     turns_load: dict[str, Any] | None = None
+    # "how many users can it serve?" answered at whole contexts where the memory binds: the chat turns the paged KV
+    # cache holds and how many of them meet the per-token target (load_answers.turns_users)
+    turns_users: dict[str, Any] | None = None
     # "what batch fits on it?" when not one sequence does as asked: the limits of changed_config (the batch it holds)
     changed_limits: Limits | None = None
     # the stated load needs too many copies of the leading option (sized for memory) within the default per-token

@@ -116,7 +116,7 @@ _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多
                              r"(?:simultaneous|parallel|concurrent) (?:users|requests|chats|sessions|streams|conversations))|"
                              r"(?:max(?:imum)?|largest|highest|greatest|biggest) (?:possible )?"
                              r"(?:number of )?(?:concurrent |simultaneous |parallel )?"
-                             r"(?:concurrency|users|requests|sessions|streams|connections)(?![a-z])|"
+                             r"(?:concurrency|users|requests|sessions|streams|connections|chats|conversations|clients)(?![a-z])|"
                              r"the most (?:concurrent |simultaneous |parallel )?(?:users|requests|sessions|streams)(?![a-z])|"
                              # "the concurrency limit", "a user cap", "limit on concurrent users"
                              r"(?:concurrency|concurrent[\s-]users?|user|users|load) (?:limit|cap|ceiling)(?![a-z])|"

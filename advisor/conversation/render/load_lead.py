@@ -18,6 +18,7 @@ from advisor.conversation.render.firstscreen import Lead, target_ms
 from advisor.conversation.render.labels import format_label
 from advisor.conversation.render.load_runs import load_change_lead, load_ladder_lead
 from advisor.conversation.render.options_table import (
+    ENGINE_LABELS,
     SRC_LOAD,
     need_and_usable,
     opt_layout,
@@ -165,6 +166,7 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                 return led
         text = t("screen.users.target_memory" if memory else "screen.users.target", lang, name=opt_name(o, book),
                  most=most, target=t("list.and", lang).join(bits), note=note)
+        text += turns_users_sentence(o, ev, book, lang) if memory else ""  # as chat turns on a paged KV cache
         held, _ = _memory_load(o, ev)
         if not memory and not stated and held > limit:  # no target said: what the memory holds, slower, beside it
             text += t("sentence.gap", lang) + t("screen.users.memory_more", lang, n=book.count(
@@ -186,6 +188,24 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         tail = t("screen.users.at_that_load", lang, tot=tot, per=per)
     return Lead(t("screen.users", lang, name=name, most=most, ctx=ctx, tail=tail), None,
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
+
+
+def turns_users_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
+    """After "serves at most 8 concurrent users: the memory holds no more at once" (whole default contexts): the
+    chat turns the engine's paged KV cache holds and the most of them within the per-token target
+    (Analysis.turns_users); "" without them."""
+    tu = getattr(ev, "turns_users", None)
+    if not tu or tu.get("gpu") != o.gpu or tu.get("count") != o.count or not (tu.get("target") or {}).get("tpot_s"):
+        return ""
+    on = f"{o.count}× {o.gpu_name}"
+    stated = ev.constraints.max_ms_per_token is not None
+    ms = target_ms(book, "TPOT target", tu["target"]["tpot_s"], SRC_USER if stated else SRC_RECOMMEND)
+    book.add("tokens of one chat turn (prompt + output)", tu["turn_tokens"], "tokens", SRC_RECOMMEND)
+    held = book.count(f"chat turns the KV cache holds at once on {on}", tu["held"], "sequences", SRC_LOAD)
+    most = book.count(f"chat turns within the TPOT target on {on}", tu["limit"], "sequences", SRC_LOAD)
+    return t("sentence.gap", lang) + t("turns.users", lang, turn=f"{int(tu['turn_tokens'])} tokens",
+                                       engine=ENGINE_LABELS.get(tu["engine"], tu["engine"]), held=held, most=most,
+                                       ms=ms, ctx=ev.workload.context)
 
 
 def changed_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
