@@ -38,3 +38,15 @@ def test_chinese_users_in_the_format_that_fits(text: str) -> None:
 def test_a_configuration_that_holds_it_as_asked_is_unchanged() -> None:
     first = answer("How many users can one H100 serve with Qwen2.5-14B?").split("\n")[0]
     assert first.startswith("**1× NVIDIA H100 SXM5 80GB serves at most"), first
+
+
+@pytest.mark.parametrize("text", [
+    "Qwen2.5-32B for 50 users on 2x L40S, how many users can it actually serve?",
+    "serve Qwen2.5-32B to 50 users on 2x L40S, keeping inter-token latency under 30 ms: how many users max?",
+])
+def test_cards_that_hold_some_users_as_asked_answer_with_those(text: str) -> None:
+    """2× L40S holds Qwen2.5-32B in BF16 for 20 whole contexts, not the 50 said: the users as asked are the answer,
+    not another format's."""
+    first = answer(text).split("\n")[0]
+    assert "With AWQ INT4 weights" not in first and "As asked, in BF16" not in first, first
+    assert "20 concurrent requests of 4096 tokens" in first, first

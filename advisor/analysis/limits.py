@@ -135,6 +135,7 @@ def serving_load(model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: in
             "step_tokens": rep.scheduler.max_num_batched_tokens, "prompt_tokens": w.prompt_tokens,
             "held": held,  # whole requests the KV cache holds at once (None: not computed); more wait in the queue
             **({"preemptions": r.preemptions, "kv_tokens": rep.scheduler.kv_capacity_tokens * rep.replicas,
+                "slots": rep.scheduler.max_num_seqs * rep.replicas,
                 "turn_tokens": (w.prompt_tokens or 0) + (w.output_tokens or 0)} if turns_held else {})}
 
 

@@ -282,7 +282,7 @@ def turns_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     if limit > int(load.get("max_concurrency_for_target") or 0):
         ev.turns_users = {"limit": limit, "held": probe["held"], "target": probe["target"],
                           "turn_tokens": probe["turn_tokens"], "kv_tokens": probe["kv_tokens"],
-                          "engine": probe["engine"], "gpu": asked.gpu, "count": asked.count}
+                          "engine": probe["engine"], "gpu": asked.gpu, "count": asked.count, "slots": probe["slots"]}
 
 
 def load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, concurrency: int,

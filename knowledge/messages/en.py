@@ -773,6 +773,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "turns.whole_one": " Not {n} whole {ctx}-token contexts: only one fits at once ({need} per GPU for all {n}, {usable} usable), so as conversations grow that long the rest wait for memory.",
     "turns.intro": "As chat turns of {turn}, the {n} users fit {engine}'s paged KV cache at once ({kv} beside the weights): ",
     "turns.users": "That counts whole {ctx}-token contexts; as chat turns of {turn}, {engine}'s paged KV cache holds {held} at once and {most} of them stay within {ms} per token.",
+    "turns.users_slots": "That counts whole {ctx}-token contexts; as chat turns of {turn}, {engine} runs {held} at once (its --max-num-seqs; the KV cache would hold more) and {most} of them stay within {ms} per token.",
     "turns.change": " To hold every user's whole context: {msg}.",
     "screen.option.change": " What would make it work: {msg}",
     "screen.option.changed_speed": " With {fmt} weights, {name} runs it at about {per} for one user.",

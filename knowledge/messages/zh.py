@@ -769,6 +769,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "turns.whole_one": "但放不下 {n} 路完整的 {ctx} tokens 上下文：同时只能放 1 路（{n} 路都按完整上下文计每卡需要 {need}，可用 {usable}），对话变长后其余请求要排队等显存。",
     "turns.intro": "按每轮对话 {turn} 计，{n} 路并发可同时放进 {engine} 按页分配的 KV 缓存（权重之外 {kv}）：",
     "turns.users": "以上按完整的 {ctx} tokens 上下文计；按每轮对话 {turn} 计，{engine} 按页分配的 KV 缓存一次放得下 {held} 路，其中 {most} 路每 token 在 {ms} 以内。",
+    "turns.users_slots": "以上按完整的 {ctx} tokens 上下文计；按每轮对话 {turn} 计，{engine} 一次最多运行 {held} 路（--max-num-seqs 上限，KV 缓存还放得下更多），其中 {most} 路每 token 在 {ms} 以内。",
     "turns.change": "要让每路都放得下完整上下文：{msg}。",
     "screen.option.change": "可行的改法：{msg}",
     "screen.option.changed_speed": "用 {fmt} 权重时，{name} 单路约 {per}。",

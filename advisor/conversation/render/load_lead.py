@@ -203,7 +203,8 @@ def turns_users_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
     book.add("tokens of one chat turn (prompt + output)", tu["turn_tokens"], "tokens", SRC_RECOMMEND)
     held = book.count(f"chat turns the KV cache holds at once on {on}", tu["held"], "sequences", SRC_LOAD)
     most = book.count(f"chat turns within the TPOT target on {on}", tu["limit"], "sequences", SRC_LOAD)
-    return t("sentence.gap", lang) + t("turns.users", lang, turn=f"{int(tu['turn_tokens'])} tokens",
+    key = "turns.users_slots" if tu["held"] >= tu.get("slots", tu["held"] + 1) else "turns.users"  # the engine's cap
+    return t("sentence.gap", lang) + t(key, lang, turn=f"{int(tu['turn_tokens'])} tokens",
                                        engine=ENGINE_LABELS.get(tu["engine"], tu["engine"]), held=held, most=most,
                                        ms=ms, ctx=ev.workload.context)
 
@@ -216,6 +217,8 @@ def changed_users_lead(ev: Any, book: Book, lang: str) -> Lead | None:
     named = ev.named_config
     if o is None or not load or named is None or named.fits:
         return None
+    if ev.limits is None or ev.limits.option is not named or ev.limits.max_load > 0:
+        return None  # it holds some users as asked: those are the answer (users_lead), not another format's
     led = users_lead(o, replace(ev, load=load), book, lang)
     if led is None:
         return None
