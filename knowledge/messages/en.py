@@ -782,6 +782,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.offload": "**Yes, slowly** — with llama.cpp layer offload ({fmt}), `-ngl {ngl}` layers stay on the {gpu} and the other {rest} go to system RAM ({ram} needed), at about {speed}. Without offload one card is short by {short}.",
     "screen.count": "You need {name}{warn}: {need} per GPU of {usable} usable ({lay}){kv}.",
     "screen.count.goal_ttft": " for your target of a {pct}first token within {ttft}",
+    "screen.count.goal_deadline": " to finish in about {took}, within {deadline}",
     "screen.count.goal": " for your target of {rate} per user",
     "screen.count.kv": "; {kv} of it is the KV cache of {users} sequences at their full {ctx} tokens",
     "screen.load_change": "**From {a} to {b} concurrent users on {name} ({lay}): {p0} → {p1} per user ({how})**, first token after {f0} → {f1}, {t0} → {t1} in total.",

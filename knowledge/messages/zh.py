@@ -778,6 +778,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.offload": "**可以，但很慢**：用 llama.cpp 按层卸载（{fmt}），`-ngl {ngl}` 层放在 {gpu} 上，其余 {rest} 层放进系统内存（需 {ram}），生成约 {speed}。不卸载的话一张卡差 {short}。",
     "screen.count": "需要 {name}{warn}：每卡 {need}，可用 {usable}（{lay}）{kv}。",
     "screen.count.goal_ttft": "，满足您的目标（{pct}首 token {ttft} 以内）",
+    "screen.count.goal_deadline": "，约 {took}训完，在{deadline}的期限内",
     "screen.count.goal": "，满足您的目标（每路 {rate}）",
     "screen.count.kv": "；其中 {kv} 是 {users} 路序列各按满 {ctx} tokens 计的 KV 缓存",
     "screen.load_change": "**{name}（{lay}）从 {a} 路并发到 {b} 路：每路 {p0} → {p1}（{how}）**，首 token 延迟 {f0} → {f1}，合计 {t0} → {t1}。",

@@ -555,7 +555,10 @@ def read_deadline_and_years(t: Text, slots: Slots) -> None:
         after = t.s[m.end():m.end() + 8]
         if re.search(r"每|per|a$|/\s*$", before) or re.match(r"\s*(?:的数据|of data)", after):
             continue
-        if not (re.search(r"(?<![a-z])(?:within|in|by|under|less than|done|finish|deadline)(?![a-z])|要在|必须|需要|期限|限",
+        # "how many H100s for 60 days?": the count asked for a time is the count that finishes in it
+        count_for = re.search(r"(?<![a-z])for\s*(?:about\s*)?$", before) and re.search(
+            r"how many\b[^.?!;]{0,40}$", t.s[:m.start()])
+        if not (count_for or re.search(r"(?<![a-z])(?:within|in|by|under|less than|done|finish|deadline)(?![a-z])|要在|必须|需要|期限|限",
                           before)
                 or re.match(r"\s*(?:能|可以|就)?\s*(?:内|以内|之内|完成|搞定|跑完|训练完|训完|的时间|deadline)", after)
                 or re.match(r"\s*(?:最多|最大)?\s*(?:能|可以|可)\s*(?:从头|从零)?\s*预?训", t.s[m.end():m.end() + 14])):

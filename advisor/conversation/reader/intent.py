@@ -72,7 +72,8 @@ _COMPARE = words(zh=r"对比|比较|相比|哪个|哪款|还是|差不多|区别
                    r"instead of|in place of|in lieu of|as opposed to|differences?|differ|between")
 _HOW_LONG = re.compile(r"多久|多长时间|多少天|几天|几个小时|几小时|多少小时|耗时|要多长|how long|how many (?:days|hours|weeks)|"
                        # compute time asked in GPU-time units: "how many A100 days", "how many GPU-hours", "多少卡时"
-                       r"how many (?:[\w+.]+[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
+                       # ("how many H100s for 60 days?" asks a count that finishes in 60 days: no number, no "for")
+                       r"how many (?:(?!(?:for|in|within|over)\b)[a-z][\w+.]*[\s-]+){0,3}?(?:gpu[\s-]*)?(?:days|hours)\b|"
                        # "GPU-hours to LoRA a 72B …", "GPU hours needed for …", "total GPU-hours?"
                        r"(?<![a-z])gpu[\s-]*hours?\s+(?:to|for|needed|required|would|will|does|do|it takes)\b|"
                        r"(?:total|estimated?|how much) gpu[\s-]*hours?|gpu[\s-]*hours?\s*\?|"

@@ -71,6 +71,17 @@ def deadline_lead(o: Option, top: Option | None, ev: Analysis, book: Book, lang:
     return fs.Lead(text, verdict, f"training wall-clock on {o.count}× {o.gpu_name}")
 
 
+def deadline_goal(o: Option, ev: Analysis, book: Book, lang: str) -> str:
+    """"Pretrain a 70B on 15T tokens: how many H100s for 60 days?": the time the count takes, said in the count's
+    sentence when it meets the stated deadline (" to finish in 57.6 days, within your deadline of 60 days"); ""
+    without a deadline or a training time, or past it (the deadline lead says that)."""
+    deadline = ev.constraints.deadline_s
+    if not (deadline and ev.workload.is_training and o.fits and o.training and 0 < o.training.wall.s <= deadline):
+        return ""
+    within = t("lead.deadline.yours", lang, limit=_limit(Seconds(deadline), book, lang, in_days=True))
+    return t("screen.count.goal_deadline", lang, took=opt_days(o, book, lang), deadline=within)
+
+
 def _limit(limit: Seconds, book: Book, lang: str, in_days: bool) -> str:
     """The deadline as said back: in days when it is whole days of two or more ("2 days") and `in_days`, else in
     hours (a deadline said in words, "over the weekend", is said in the hours it was taken as)."""

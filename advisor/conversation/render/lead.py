@@ -21,7 +21,7 @@ from advisor.conversation.render.book import (
     Book,
     decimals_for,
 )
-from advisor.conversation.render.deadline_lead import deadline_lead, slow_training
+from advisor.conversation.render.deadline_lead import deadline_goal, deadline_lead, slow_training
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, fabric_text, link_text
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
@@ -287,7 +287,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led is not None:
             return led
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
-        return _in_servers(fs.count_lead(users[0], ev, book, lang), users[0], ev, book, lang)
+        goal = deadline_goal(users[0], ev, book, lang)  # "… for 60 days?": the time it takes, within the deadline
+        return _in_servers(fs.count_lead(users[0], ev, book, lang, goal=goal), users[0], ev, book, lang)
     same = next((x for x in [*ev.alternatives, *(ev.recommendation.options if ev.recommendation else [])]
                  if x.fits and users and x.gpu == users[0].gpu), None) if intent == "how_much" else None
     if same is not None and len(users) == 1 and not users[0].fits:
