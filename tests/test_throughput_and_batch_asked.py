@@ -101,8 +101,8 @@ def test_users_asked_on_a_card_that_needs_a_change_are_answered_as_changed(text:
     """These had stopped at "not as asked … switching to FP8 weights would make it fit" with no number of users; the
     answer now goes on with the users the card holds in that format at the default per-token target, simulated."""
     said = answer(text, lang)
-    assert fmt in said, said[:500]
-    after = said.split(fmt, 1)[1].split("\n")[0]
+    assert said.startswith(fmt), said[:500]  # the users in that format lead (test_users_in_changed_format)
+    after = said.rsplit(fmt, 1)[1].split("\n")[0]  # then the load line in that format
     users = re.search(r"(\d+) 路并发时" if lang == "zh" else r"At (\d+) concurrent users", after)
     assert users and int(users.group(1)) >= 1, after
     assert re.search(r"tokens/s", after), after

@@ -586,6 +586,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.finetune_lora": "fine-tuning method not given: LoRA assumed",
     "assumption.training_kind": "kind of training not given: {kind} assumed (say QLoRA, full fine-tuning or pre-training for another)",
     "assumption.training_kind.pretrain": "pre-training",
+    "assumption.training_kind.full": "full fine-tuning",
     "assumption.training_kind.lora": "LoRA fine-tuning",
     "assumption.task_inference": "task not given: inference (serving) assumed",
     "assumption.fp8_training": "FP8 training as you said: FP8 GEMMs (Transformer Engine / torchao), BF16 master weights, where the card has FP8 tensor cores",

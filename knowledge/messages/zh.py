@@ -584,6 +584,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "assumption.finetune_lora": "未说明微调方式：按 LoRA 计算",
     "assumption.training_kind": "未说明训练方式：按{kind}计算（如需 QLoRA、全参微调或预训练请说明）",
     "assumption.training_kind.pretrain": "预训练",
+    "assumption.training_kind.full": "全参微调",
     "assumption.training_kind.lora": " LoRA 微调",
     "assumption.task_inference": "未说明任务：按推理部署计算",
     "assumption.fp8_training": "按您说的 FP8 训练：矩阵乘用 FP8，主权重 BF16；仅限有 FP8 张量核心的卡",

@@ -106,6 +106,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
             setattr(merged, name, value)
 
     merged.claim = new.claim
+    merged.layout_asked = old.layout_asked or new.layout_asked  # a layout asked once: a large run in later turns too
     merged.unknown_gpus = list(new.unknown_gpus)
     merged.unknown_model = new.unknown_model
     if len(new.models) >= 2:
@@ -261,7 +262,13 @@ def _task_of(slots: Slots) -> str | None:
         return "full" if full_sft_scale(slots) else "lora"
     if slots.task_generic == "train":  # the default is answered with and said, never named and then asked for
         cluster = _gpus_said(slots) >= PRETRAIN_GPUS
-        return "pretrain" if (slots.train_tokens or 0) >= PRETRAIN_TOKENS or cluster or slots.pinned_layout else "lora"
+        # a layout pinned or asked for ("the best parallelism layout for training a 70B on 256 H100"): a large run,
+        # on a few cards every parameter trained (LoRA needs no parallelism layout)
+        if (slots.train_tokens or 0) >= PRETRAIN_TOKENS or cluster or slots.pinned_layout:
+            return "pretrain"
+        if slots.layout_asked:
+            return "pretrain" if _gpus_said(slots) >= FULL_SFT_GPUS else "full"
+        return "lora"
     if (slots.train_tokens or 0) >= PRETRAIN_TOKENS:  # "how many days for 405B on 15.6 trillion tokens?"
         return "pretrain"
     return None
@@ -279,7 +286,7 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     elif s.task is None and s.task_generic == "finetune":
         notes.append(Assumption(*pair("assumption.finetune_lora")))
     elif s.task is None and s.task_generic == "train":
-        kind = "assumption.training_kind." + ("pretrain" if task == "pretrain" else "lora")
+        kind = "assumption.training_kind." + (task if task in ("pretrain", "full") else "lora")
         en, zh = (t("assumption.training_kind", lang, kind=t(kind, lang)) for lang in LANGS)
         notes.append(Assumption(en, zh))
     elif s.task is None:

@@ -36,6 +36,7 @@ from advisor.conversation.reader.devices import read_device
 from advisor.conversation.reader.electricity import read_electricity
 from advisor.conversation.reader.factors import read_relative
 from advisor.conversation.reader.instances import read_instances
+from advisor.conversation.reader.intent import asks
 from advisor.conversation.reader.lang import asked_lang
 from advisor.conversation.reader.layout import count_of_layout, read_layout
 from advisor.conversation.reader.load_change import read_load_change, read_load_ladder
@@ -197,6 +198,7 @@ def _read_intents(t: Text, slots: Slots) -> None:
         at = t.s.find(slots.negative)
         t.consume(at, at + len(slots.negative))
     slots.excluded_vendors = reading.excluded_vendors(s0)
+    slots.layout_asked = asks("global_batch", s0)  # a parallelism layout or global batch asked (machine._task_of)
 
 
 __all__ = ["INJECTION", "MAX_CHARS", "Claim", "GpuMention", "Slots", "build_index", "cn_int", "extract", "normalise",

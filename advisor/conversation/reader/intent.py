@@ -497,7 +497,10 @@ _GLOBAL_BATCH = words(zh=r"全局\s*(?:batch|批)|global\s*batch|并行策略|�
                       en=r"global[\s-]*batch|(?<![a-z])gbs(?![a-z])|(?:what|which) (?:parallelism|parallel layout|layout|"
                          r"sharding)|parallelism (?:would|should|do) (?:you|i|we)|how (?:would|should) (?:you|i|we) "
                          r"(?:shard|split|parallel)|(?<![a-z])(?:tp|pp|dp|ep)\s*/\s*(?:tp|pp|dp|ep|cp)(?![a-z])|"
-                         r"parallel(?:ism)? (?:strategy|config(?:uration)?|plan|degrees?)|(?:pipeline )?bubble|"
+                         r"parallel(?:ism)? (?:strategy|config(?:uration)?|plan|degrees?|layout|setup|split)|(?:pipeline )?bubble|"
+                         # "the best parallelism layout", "optimal sharding", "recommended TP/PP"
+                         r"(?:best|optimal|ideal|right|recommended) (?:parallelism|parallel layout|layout|sharding|"
+                         r"(?:tp|pp|dp)(?: size| degree)?)(?![a-z])|"
                          r"dual[\s-]*pipe|zero[\s-]*bubble|(?<![a-z0-9])1f1b(?![a-z0-9])")
 # the period a request-rate question counts in ("requests per minute", "每小时多少请求"): seconds per period
 _RATE_PERIOD = ((re.compile(r"(?:per|a|an|each|/) ?(?:minute|min)\b|(?<![a-z])rpm(?![a-z])|每分钟"), 60),

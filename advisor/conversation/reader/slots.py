@@ -126,6 +126,7 @@ class Slots(Mutable):
     zero: int | None = None
     optimizer: str | None = None  # a training optimizer named ("8-bit Adam", "adamw_8bit"): Workload.optimizer
     pinned_layout: PinnedLayout | None = None  # parallel degrees fixed for training ("TP8 PP4", "EP 8"), reader.layout
+    layout_asked: bool = False  # "the best parallelism layout for training …": a large run's layout is asked
     mfu: float | None = None  # a training MFU the user states ("assume 35% MFU"), as a fraction
     buy_or_rent: str | None = None
     usage_hours_month: float | None = None  # hours a month the hardware runs ("8 hours a day", "每月 200 小时")
@@ -167,7 +168,7 @@ class Slots(Mutable):
     def workload_fields(self) -> dict[str, object]:
         """The non-empty workload slots (everything except intents), for merging and for tests."""
         intents = {"default", "reset", "injection", "greeting", "thanks", "question_words", "truncated", "advice",
-                   "gib_question", "refers_previous", "negative", "bad_rate", "out_of_range", "answer_lang"}
+                   "gib_question", "refers_previous", "negative", "bad_rate", "out_of_range", "answer_lang", "layout_asked"}
         out: dict[str, object] = {}
         for name in fields(type(self)):
             if name in intents:

@@ -64,6 +64,8 @@ _TRAIN = re.compile(r"训练|(?<![培教集军家校特])训(?![练诫斥话])|(
 # training word needed
 _PLAN_CUE = (r"global[\s-]*batch|全局\s*(?:batch|批)|(?<![a-z])(?:tp|pp|dp)\s*[/×x,、]\s*(?:tp|pp|dp)(?![a-z])|"
              r"3d[\s-]*parallel|pipeline[\s-]*parallel|tensor[\s-]*parallel|并行策略|流水线并行|张量并行|"
+             # "the best parallelism layout / strategy" (并行策略 in English)
+             r"parallel(?:ism)?[\s-]+(?:layout|strategy|plan|setup|config(?:uration)?)|"
              # a pipeline schedule named ("should I use DualPipe?", "zero-bubble", "interleaved 1F1B"): the plan
              r"dual[\s-]*pipe|zero[\s-]*bubble|(?<![a-z0-9])1f1b(?![a-z0-9])|流水线气泡|pipeline[\s-]*bubble")
 _PLAN = re.compile(_PLAN_CUE)
