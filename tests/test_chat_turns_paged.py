@@ -177,3 +177,38 @@ def test_the_engine_slots_are_named_when_they_bind() -> None:
     first = answer("At what number of simultaneous users does a single A100 80GB stop giving 20 tok/s per user on "
                    "Llama-3.1-8B?").split("\n")[0]
     assert "vLLM runs 256 at once (its --max-num-seqs; the KV cache would hold more)" in first, first
+
+
+@pytest.mark.parametrize(("text", "lang", "head"), [
+    ("Qwen2.5-32B on two 4090s, 20 users at once, what speed per user?", "en",
+     "With FP8 weights: **Yes, for chat turns: 2× GeForce RTX 4090 serves 20 concurrent users at "),
+    ("Qwen2.5-32B 在两张 4090 上，20 个人同时问，吐字速度多少？", "zh",
+     "改用 FP8 权重后：**按聊天轮次可以：2× GeForce RTX 4090 可同时服务 20 路并发，每路 "),
+])
+def test_weights_that_leave_no_room_are_served_in_a_lighter_format(text: str, lang: str, head: str) -> None:
+    """BF16 Qwen2.5-32B (64 GB) leaves two 24 GB cards no room for one whole context and no single change was found
+    (it had answered "no speed to give … 8× 4090 fits it"): the lighter format that holds one, its chat turns then."""
+    out = answer(text, lang)
+    first = out.split("\n")[0]
+    assert first.startswith(head), first
+    assert ("As asked, in BF16, it does not fit" if lang == "en" else "按原样（BF16）放不下") in first
+    load = out.split("\n\n")[1]
+    assert load.startswith("With " if lang == "en" else "改用 "), load  # the load line in the same format
+
+
+@pytest.mark.parametrize(("text", "lang", "head"), [
+    ("Qwen2.5-32B on two RTX 3090s for 10 users, how fast is each?", "en",  # no FP8 tensor cores: 4-bit
+     r"With AWQ INT4 weights: \*\*2× GeForce RTX 3090 serves 10 concurrent users at (\d+) tokens/s each \((\d+) ms per "
+     r"token\), first token after \d+ ms\*\*\. As asked, in BF16, it does not fit: [\d.]+ GiB short per GPU"),
+    ("两张 3090 跑 Qwen2.5-32B，10 个人同时用，每人速度多少？", "zh",
+     r"改用 AWQ INT4 权重后：\*\*2× GeForce RTX 3090 可同时服务 10 路并发，每路 (\d+) tokens/s（每 token (\d+) ms），"
+     r"首 token 延迟 \d+ ms\*\*。按原样（BF16）放不下"),
+])
+def test_a_speed_asked_where_one_format_change_holds_it(text: str, lang: str, head: str) -> None:
+    """A single change (AWQ INT4) holds the 10 users' whole contexts: the speed in that format at the users asked
+    opens the answer (it had opened "no speed to give", the speed a paragraph below)."""
+    first = answer(text, lang).split("\n")[0]
+    m = re.match(head, first)
+    assert m, first
+    per, tpot = int(m.group(1)), int(m.group(2))
+    assert abs(per - 1000 / tpot) <= 0.06 * per + 1

@@ -313,14 +313,45 @@ def turns_load(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
     said = set(request.stated)
     if one.fits or w.task != "inference" or w.concurrency <= 1 or said & {"context", "prompt_tokens", "output_tokens"}:
         return
-    whole = held_sequences(ev, one)
-    if one.layout.engine not in PAGED_KV_ENGINES or whole < 1 or w.context != DEFAULT_CONTEXT:
-        # the engine reserves whole contexts, not one whole-context request fits beside the weights, or the context
-        # is the model's own (a reasoning model's long answers are no chat turn)
+    if one.layout.engine not in PAGED_KV_ENGINES or w.context != DEFAULT_CONTEXT:
+        # the engine reserves whole contexts, or the context is the model's own (a reasoning model's long answers are
+        # no chat turn)
         return
-    load = load_at(request, model, catalog.gpu(one.gpu), one, w.concurrency, steps, turns_held=True)
+    gpu = catalog.gpu(one.gpu)
+    whole, served, fmt = held_sequences(ev, one), one, None
+    if whole < 1 and ev.changed_config is None:
+        # not one whole context beside the weights as asked, and no single change found: the lighter weight format
+        # that holds one ("Qwen2.5-32B on two 4090s for 20 users": FP8), its users' chat turns then
+        found = _format_holding_one(request, model, gpu, one, steps)
+        if found is None:
+            return
+        served, whole = found
+        fmt = served.sized_workload.weights if served.sized_workload else None
+    if whole < 1:
+        return
+    load = load_at(request, model, gpu, served, w.concurrency, steps, turns_held=True)
     if load and (load.get("held") or 0) >= w.concurrency and not load.get("preemptions"):
-        ev.turns_load = {**load, "gpu": one.gpu, "count": one.count, "whole": whole}
+        ev.turns_load = {**load, "gpu": one.gpu, "count": one.count, "whole": whole, "format": fmt}
+
+
+# weight formats tried, lightest change first, when the weights as asked leave no room for one whole context
+TURN_FORMATS = ("fp8", "awq-int4")
+
+
+def _format_holding_one(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, one: Option,
+                        steps: list[Step]) -> tuple[Option, int] | None:
+    """The configuration named in the first of TURN_FORMATS (FP8 only on cards with FP8 tensor cores) that holds one
+    whole-context request, with the whole contexts it holds; None when neither does."""
+    w = request.workload
+    for fmt in TURN_FORMATS:
+        if fmt == w.weights or (fmt == "fp8" and not (gpu.supports_fp8 and gpu.fp8_dense_flops)):
+            continue
+        opt = evaluate_named(replace(w, weights=fmt, concurrency=1), request.constraints,
+                             [NamedConfig(gpu=one.gpu, count=one.count)], steps)[0]
+        cap = capacity(model, gpu, opt, steps) if opt.fits else None
+        if cap is not None and cap["max_concurrency"] >= 1:
+            return opt, int(cap["max_concurrency"])
+    return None
 
 
 def load_within_target(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, held: int,

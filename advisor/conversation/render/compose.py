@@ -41,6 +41,7 @@ from advisor.conversation.render.changes import (
 from advisor.conversation.render.cost import rec_cost
 from advisor.conversation.render.findings import claim_block, findings_block, guide_name, rec_findings
 from advisor.conversation.render.headline import headline, job_line, rec_headline, top_config, verdict_of
+from advisor.conversation.render.labels import format_label
 from advisor.conversation.render.lead import lead_for, ttft_target_line
 from advisor.conversation.render.memory import (
     capacity_block,
@@ -306,7 +307,11 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
         if named is not None and ev.turns_load:  # the named cards at the users asked, a chat turn each
             line = load_lead.load_line(ev, named, book, lang, load=ev.turns_load)
             led = lead.deciding.startswith("tokens/s per user at")  # the turns lead said it fits them (a speed asked)
-            first.append(line if led or not line else turns_intro(ev, ev.turns_load, book, lang) + line)
+            if line and not led:
+                line = turns_intro(ev, ev.turns_load, book, lang) + line
+            if line and ev.turns_load.get("format"):  # in the lighter format the weights need ("With FP8 weights: …")
+                line = t("screen.load.changed", lang, fmt=format_label(ev.turns_load["format"], lang)) + line
+            first.append(line)
             if ev.changed_config is not None and load_lead.format_changed(ev, book, lang):  # whole contexts held
                 first.append(load_lead.changed_line(ev, book, lang))
         else:

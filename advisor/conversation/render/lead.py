@@ -277,8 +277,8 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led_rent = load_lead.budget_users_lead(ev, book, lang)
         if led_rent is not None:
             return led_rent
-    if intent == "how_many" and ev.asks_users and len(users) == 1 and not users[0].fits:  # held in another format
-        led_changed = load_lead.changed_users_lead(ev, book, lang)
+    if len(users) == 1 and not users[0].fits:  # held only in another format: its users or its speed, first
+        led_changed = load_lead.changed_format_lead(ev, book, lang, users=intent == "how_many" and ev.asks_users)
         if led_changed is not None:
             return led_changed
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.conversation.render.book import SRC_RECOMMEND, Book, source_of
+from advisor.conversation.render.labels import format_label
 from advisor.conversation.render.options_table import ENGINE_LABELS, SRC_LOAD, need_and_usable
 from knowledge.messages import t
 from knowledge.quantities import Seconds
@@ -67,7 +68,14 @@ def turns_text(o: Any, ev: Any, load: dict[str, Any], book: Book, lang: str, who
                  why=t("screen.load.your_target" if stated else "screen.load.default_target", lang))
     text = t("turns.lead", lang, slow=slow, who=who, n=n, per=per, tpot=tpot, ttft=ttft, p95=p95,
              engine=_engine(load), kv=kv, held=held, turn=turn)
-    text += t("turns.whole_one" if whole == 1 else "turns.whole", lang, n=n, ctx=ev.workload.context, fit=fit, need=need, usable=usable)
+    fmt = load.get("format")
+    if fmt:  # the weights as asked leave no room for one whole context: served in the lighter format found
+        label = format_label(fmt, lang)
+        text = t("screen.load.changed", lang, fmt=label) + text
+        return text + t("turns.whole_format", lang, n=n, ctx=ev.workload.context, fit=fit, need=need, usable=usable,
+                        fmt=label, asked=format_label(ev.workload.weights, lang))
+    text += t("turns.whole_one" if whole == 1 else "turns.whole", lang, n=n, ctx=ev.workload.context, fit=fit,
+              need=need, usable=usable)
     change = next((ch for ch in ev.named_changes or [] if ch.kind in ("precision", "kv")), None)
     if change is not None:
         msg = book.text(change.message_zh if lang == "zh" and change.message_zh else change.message,
