@@ -21,6 +21,7 @@ from advisor.conversation.render.book import (
     Book,
     decimals_for,
 )
+from advisor.conversation.render.changed_lead import changed_format_lead
 from advisor.conversation.render.deadline_lead import deadline_goal, deadline_lead, slow_training
 from advisor.conversation.render.interconnect import LINK_LEAD, card_text, fabric_text, link_text
 from advisor.conversation.render.labels import format_label, task_label
@@ -278,7 +279,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         if led_rent is not None:
             return led_rent
     if len(users) == 1 and not users[0].fits:  # held only in another format: its users or its speed, first
-        led_changed = load_lead.changed_format_lead(ev, book, lang, users=intent == "how_many" and ev.asks_users)
+        led_changed = changed_format_lead(ev, book, lang, users=intent == "how_many" and ev.asks_users)
         if led_changed is not None:
             return led_changed
     if intent == "how_many" and ev.asks_users and (users or top) is not None:  # "how many users can it serve?"

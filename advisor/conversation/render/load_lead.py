@@ -20,13 +20,11 @@ from advisor.conversation.render.load_runs import load_change_lead, load_ladder_
 from advisor.conversation.render.options_table import (
     ENGINE_LABELS,
     SRC_LOAD,
-    need_and_usable,
     opt_layout,
     opt_name,
     user_speed,
 )
 from advisor.conversation.render.scale_out import at_target_clause, replicas_for_load
-from advisor.conversation.render.turns_lead import asks_pace
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.throughput import time_to_first_token
@@ -191,24 +189,6 @@ def users_lead(o: Any, ev: Any, book: Book, lang: str) -> Lead | None:
                 f"most concurrent sequences on {o.count}× {o.gpu_name}")
 
 
-def _changed_pace(o: Any, load: dict[str, Any], book: Book, lang: str) -> Lead | None:
-    """"**2× RTX 3090 serve 10 concurrent users at 21 tokens/s each (48 ms per token), first token after 150 ms**":
-    the speed of the changed configuration at the users asked, the bold of a speed lead."""
-    if not load.get("per_user_tokens_per_s") or not load.get("tpot_s"):
-        return None
-    users, on = int(load["concurrency"]), f"{o.count}× {o.gpu_name}"
-    per_v = load["per_user_tokens_per_s"]
-    text = t("lead.changed_pace", lang, name=opt_name(o, book),
-             n=book.count("concurrency", users, "sequences", SRC_USER),
-             per=book.num(f"tokens/s per user at {users} users on {on}", per_v, "tokens/s", SRC_LOAD,
-                          1 if per_v < 10 else 0),
-             tpot=book.duration(f"median time per output token at {users} users on {on}", Seconds(load["tpot_s"]),
-                                "ms", SRC_LOAD, 0),
-             ttft=book.duration(f"median time to first token at {users} users on {on}", Seconds(load["ttft_s"]),
-                                "ms", SRC_LOAD, 0))
-    return Lead(text, "with_changes", f"tokens/s per user at {users} users on {on}")
-
-
 def turns_users_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
     """After "serves at most 8 concurrent users: the memory holds no more at once" (whole default contexts): the
     chat turns the engine's paged KV cache holds and the most of them within the per-token target
@@ -226,31 +206,6 @@ def turns_users_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
     return t("sentence.gap", lang) + t(key, lang, turn=f"{int(tu['turn_tokens'])} tokens",
                                        engine=ENGINE_LABELS.get(tu["engine"], tu["engine"]), held=held, most=most,
                                        ms=ms, ctx=ev.workload.context)
-
-
-def changed_format_lead(ev: Any, book: Book, lang: str, *, users: bool) -> Lead | None:
-    """"Max concurrency for Qwen2.5-32B on an L40S, TTFT under 500 ms?" (`users`) or "… on two 3090s for 10 users,
-    how fast is each?" (a speed asked) when the card holds the weights only in another format: the users the changed
-    configuration serves, or its speed at the users asked (its load, Analysis.changed_load), said first, led by the
-    format ("With FP8 weights: 1× L40S serves at most 8 …"), then the shortfall as asked. None otherwise."""
-    o, load = ev.changed_config, ev.changed_load
-    named = ev.named_config
-    if o is None or not load or named is None or named.fits or not (users or asks_pace(ev)):
-        return None
-    if ev.limits is None or ev.limits.option is not named or ev.limits.max_load > 0:
-        return None  # it holds some users as asked: those are the answer (users_lead), not another format's
-    if o.sized_workload is None or o.sized_workload.weights == ev.workload.weights:
-        return None  # the change is not a weight format (fewer users, an FP8 KV cache): the verdict leads
-    led = users_lead(o, replace(ev, load=load), book, lang) if users else _changed_pace(o, load, book, lang)
-    if led is None:
-        return None
-    need, usable = need_and_usable(named, book)
-    short = book.gib(f"shortfall per GPU on {named.count}× {named.gpu_name}", named.per_gpu.total - named.usable,
-                     "computed: need − usable")
-    fmt = format_label(ev.workload.weights, lang)
-    led.text = (format_changed(ev, book, lang) + led.text + t("sentence.gap", lang)
-                + t("lead.users.as_asked", lang, fmt=fmt, short=short, need=need, usable=usable))
-    return led
 
 
 def _none_meets(o: Any, ev: Any, book: Book, lang: str, target: str, default: bool) -> Lead | None:
