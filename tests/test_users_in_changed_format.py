@@ -21,7 +21,7 @@ def test_english_users_in_the_format_that_fits(text: str, fmt: str, gpu: str) ->
     out = answer(text)
     first = out.split("\n")[0]
     assert first.startswith(f"With {fmt} weights: **{gpu} serves at most "), first
-    assert re.search(r"As asked, in BF16, it does not fit: [\d.]+ GiB short per GPU", first), first
+    assert re.search(r"In BF16, it does not fit: [\d.]+ GiB short per GPU", first), first
     most = number(r"serves at most (\d+) concurrent users", first)
     below = number(r"\*\*At (\d+) concurrent users\*\*", out)  # the load line under it is at those users
     assert most == below
@@ -32,7 +32,7 @@ def test_english_users_in_the_format_that_fits(text: str, fmt: str, gpu: str) ->
 def test_chinese_users_in_the_format_that_fits(text: str) -> None:
     first = answer(text, "zh").split("\n")[0]
     assert re.match(r"改用 FP8 权重后：\*\*1× .+ 最多可同时服务 \d+ 路\*\*", first), first
-    assert "按原样（BF16）放不下：每卡差" in first
+    assert "按 BF16 放不下：每卡差" in first
 
 
 def test_a_configuration_that_holds_it_as_asked_is_unchanged() -> None:
@@ -48,5 +48,5 @@ def test_cards_that_hold_some_users_as_asked_answer_with_those(text: str) -> Non
     """2× L40S holds Qwen2.5-32B in BF16 for 20 whole contexts, not the 50 said: the users as asked are the answer,
     not another format's."""
     first = answer(text).split("\n")[0]
-    assert "With AWQ INT4 weights" not in first and "As asked, in BF16" not in first, first
+    assert "With AWQ INT4 weights" not in first and "In BF16, it does not fit" not in first, first
     assert "20 concurrent requests of 4096 tokens" in first, first
