@@ -212,3 +212,26 @@ def test_a_speed_asked_where_one_format_change_holds_it(text: str, lang: str, he
     assert m, first
     per, tpot = int(m.group(1)), int(m.group(2))
     assert abs(per - 1000 / tpot) <= 0.06 * per + 1
+
+
+@pytest.mark.parametrize(("text", "lang", "tail"), [
+    ("Llama-3.1-8B on one A10 with 50 users: p99 TTFT?", "en", r"first token after \d+ ms \(\d+ ms at p99\)"),
+    ("vLLM 部署 Llama-3.1-8B 单卡 A10，50 并发，p99 首字延迟多少？", "zh", r"首 token 延迟 \d+ ms（p99 \d+ ms）"),
+])
+def test_a_tail_asked_is_the_tail_in_the_lead(text: str, lang: str, tail: str) -> None:
+    first = answer(text, lang).split("\n")[0]
+    assert re.search(tail, first), first
+
+
+@pytest.mark.parametrize(("text", "lang", "head"), [
+    ("Does chunked prefill help TTFT for 32k-token prompts with Llama 3.1 8B on one H100 at 20 users?", "en",
+     "With an FP8 KV cache: **With chunked prefill the first token comes after "),
+    ("chunked prefill 对 32k 长 prompt 的首 token 有帮助吗？Llama 3.1 8B，单卡 H100，20 并发", "zh",
+     "KV 缓存改用 FP8 后：**开启分块预填充时首 token 延迟 "),
+])
+def test_with_and_without_on_the_cards_as_changed(text: str, lang: str, head: str) -> None:
+    """20 prompts of 32k tokens do not fit one H100's KV cache in BF16; the FP8 KV cache that holds them is the
+    configuration chunked prefill is judged on (it had answered only the shortfall). "32k 长 prompt" is a 32k prompt."""
+    first = answer(text, lang).split("\n")[0]
+    assert first.startswith(head), first
+    assert extract(text).prompt_tokens == 32000

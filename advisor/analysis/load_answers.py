@@ -31,9 +31,12 @@ BUDGET_OPTIONS = 6  # the recommender's leading configurations tried for "the mo
 
 def _asked_at_load(request: AnalysisRequest, catalog: Catalog, ev: Analysis,
                    one: Option | None) -> tuple[Option, GpuSpec, int] | None:
-    """The configuration a with/without question is about (the one named, else the lead), its GPU and the load asked
-    (one user when none was); None when there is none or it does not hold the job."""
+    """The configuration a with/without question is about (the one named, else the lead; the one named as changed to
+    hold the job, Analysis.changed_config, when it does not as asked), its GPU and the load asked (one user when
+    none was); None when there is none or it does not hold the job."""
     asked = one or top_option(ev)
+    if asked is not None and not asked.fits and asked is one and ev.changed_config is not None:
+        asked = ev.changed_config  # "does chunked prefill help?" on cards that hold it with an FP8 KV cache
     if asked is None or not asked.fits:
         return None
     return asked, catalog.gpu(asked.gpu), max(1, request.workload.concurrency)

@@ -769,7 +769,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.one_machine": "the machine",
     "screen.option.short": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",
     "screen.option.short_one_card": "{yes} — {who} is short by {short}: it needs {need} per GPU and the {gpu} has {usable} usable.",
-    "turns.lead": "**Yes, for chat turns: {who} serves {n} concurrent users at {per} each ({tpot} per token), first token after {ttft} ({p95} at p95)** ({engine} pages the KV cache: the {kv} it has beside the weights hold {held} turns of {turn} at once).{slow}",
+    "turns.lead": "**Yes, for chat turns: {who} serves {n} concurrent users at {per} each ({tpot} per token), first token after {ttft} ({p95} at p{pct})** ({engine} pages the KV cache: the {kv} it has beside the weights hold {held} turns of {turn} at once).{slow}",
     "turns.slow": " That is slower than {rate} per user, {why}.",
     "turns.whole": " Not {n} whole {ctx}-token contexts: {fit} of them fit at once ({need} per GPU for all {n}, {usable} usable), so as conversations grow that long the rest wait for memory.",
     "turns.whole_one": " Not {n} whole {ctx}-token contexts: only one fits at once ({need} per GPU for all {n}, {usable} usable), so as conversations grow that long the rest wait for memory.",

@@ -765,7 +765,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.one_machine": "这台机器",
     "screen.option.short": "{yes}：{who} 每卡差 {short}——需要 {need}，{gpu} 可用 {usable}。",
     "screen.option.short_one_card": "{yes}：{who}差 {short}——需要 {need}，{gpu} 可用 {usable}。",
-    "turns.lead": "**按聊天轮次可以：{who}可同时服务 {n} 路并发，每路 {per}（每 token {tpot}），首 token 延迟 {ttft}（p95 {p95}）**（{engine} 按页分配 KV 缓存：权重之外的 {kv} 一次放得下 {held} 个 {turn} 的对话轮次）。{slow}",
+    "turns.lead": "**按聊天轮次可以：{who}可同时服务 {n} 路并发，每路 {per}（每 token {tpot}），首 token 延迟 {ttft}（p{pct} {p95}）**（{engine} 按页分配 KV 缓存：权重之外的 {kv} 一次放得下 {held} 个 {turn} 的对话轮次）。{slow}",
     "turns.slow": "每路低于 {rate}（{why}），会卡。",
     "turns.whole": "但放不下 {n} 路完整的 {ctx} tokens 上下文：同时只能放 {fit} 路（{n} 路都按完整上下文计每卡需要 {need}，可用 {usable}），对话变长后其余请求要排队等显存。",
     "turns.whole_one": "但放不下 {n} 路完整的 {ctx} tokens 上下文：同时只能放 1 路（{n} 路都按完整上下文计每卡需要 {need}，可用 {usable}），对话变长后其余请求要排队等显存。",

@@ -38,8 +38,9 @@ _TOKENS_AMOUNT = re.compile(
 # "8k prompts", "2k-token answers", "500-token outputs" without the word tokens after the number
 _BARE_LENGTH = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)?[\s-]*(?:tokens?[\s-]*)?"
                           r"(?=(?:long\s+)?(?:prompts?|inputs?|outputs?|answers?|responses?|completions?|repl(?:y|ies))(?![a-z]))")
-# "8k 的 prompt", "4k 输入", "1k 的回答": with 的 or a Chinese word only when the k is typed ("4090 的输入" is a card)
-_BARE_LENGTH_K = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)(?:\s*tokens?)?\s*(?:的\s*)?"
+# "8k 的 prompt", "32k 长 prompt", "4k 输入", "1k 的回答": with 的 or a Chinese word only when the k is typed ("4090 的输入"
+# is a card)
+_BARE_LENGTH_K = re.compile(r"(?<![\d.$¥￥a-z])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>k)(?:\s*tokens?)?\s*(?:长\s*)?(?:的\s*)?"
                             r"(?=(?:prompts?|inputs?|outputs?|answers?|responses?|输入|提示词?|输出|回答|回复)(?![a-z]))")
 # the word first ("prompt 1k, output 512", "输入 1k 输出 1k", "input length 4096"): a number after a length word, not
 # a speed ("output 1000 tokens/s"), a count or a card; the pair is read together so "input 2k output 512" does not

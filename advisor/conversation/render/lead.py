@@ -224,7 +224,10 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
     for with_without in (load_runs.load_change_lead, load_runs.load_ladder_lead, load_runs.ttft_ladder_lead,
                          load_runs.chunked_lead, load_runs.speculation_lead):
         led_twice = with_without(ev, book, lang)
-        if led_twice is not None:
+        if led_twice is not None:  # on the cards as changed to hold the job: that change first ("With an FP8 KV cache: ")
+            ran_on = [(getattr(ev, k, None) or {}).get("option") for k in ("chunked", "speculation")]
+            if ev.changed_config is not None and ev.changed_config in ran_on:
+                led_twice.text = load_lead.format_changed(ev, book, lang) + led_twice.text
             return led_twice
     if ev.asks_rps and len(users) <= 1:  # "how many requests per second can it handle?": the rate, first
         led_rps = load_lead.rps_lead(users[0] if users else top, ev, book, lang)

@@ -49,8 +49,9 @@ def turns_text(o: Any, ev: Any, load: dict[str, Any], book: Book, lang: str, who
                          SRC_LOAD, 0)
     ttft = book.duration(f"median time to first token at {users} users on {on}", Seconds(load["ttft_s"]), "ms",
                          SRC_LOAD, 0)
-    p95 = book.duration(f"p95 time to first token at {users} users on {on}",
-                        Seconds(load.get("ttft_p95_s") or load["ttft_s"]), "ms", SRC_LOAD, 0)
+    pct = 99 if getattr(ev, "asks_p99", False) and load.get("ttft_p99_s") else 95  # "p99 首字延迟多少？": that tail
+    p95 = book.duration(f"p{pct} time to first token at {users} users on {on}",
+                        Seconds(load.get(f"ttft_p{pct}_s") or load["ttft_s"]), "ms", SRC_LOAD, 0)
     book.add(f"KV cache tokens beside the weights on {on}", load["kv_tokens"], "tokens", SRC_LOAD)
     kv = f"{int(load['kv_tokens']):,} tokens"
     held = book.count(f"chat turns the KV cache holds at once on {on}", load["held"], "sequences", SRC_LOAD)
@@ -66,7 +67,7 @@ def turns_text(o: Any, ev: Any, load: dict[str, Any], book: Book, lang: str, who
         stated = ev.constraints.max_ms_per_token is not None
         slow = t("turns.slow", lang, rate=book.target_rate(target),
                  why=t("screen.load.your_target" if stated else "screen.load.default_target", lang))
-    text = t("turns.lead", lang, slow=slow, who=who, n=n, per=per, tpot=tpot, ttft=ttft, p95=p95,
+    text = t("turns.lead", lang, slow=slow, who=who, n=n, per=per, tpot=tpot, ttft=ttft, p95=p95, pct=pct,
              engine=_engine(load), kv=kv, held=held, turn=turn)
     fmt = load.get("format")
     if fmt:  # the weights as asked leave no room for one whole context: served in the lighter format found
