@@ -50,3 +50,10 @@ def test_cards_that_hold_some_users_as_asked_answer_with_those(text: str) -> Non
     first = answer(text).split("\n")[0]
     assert "With AWQ INT4 weights" not in first and "In BF16, it does not fit" not in first, first
     assert "20 concurrent requests of 4096 tokens" in first, first
+
+
+def test_the_shortfall_names_the_format_it_was_judged_in() -> None:
+    """DeepSeek-V3 with no format said is its FP8 checkpoint: the shortfall beside AWQ INT4 says FP8, not BF16."""
+    first = answer("DeepSeek-V3 on 8x H100 for 100 users: tokens per second each?").split("\n")[0]
+    assert first.startswith("With AWQ INT4 weights: **8× NVIDIA H100 SXM5 80GB serves 100 concurrent users"), first
+    assert "In FP8, it does not fit" in first and "BF16" not in first, first

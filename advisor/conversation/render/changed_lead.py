@@ -9,7 +9,7 @@ from typing import Any
 
 from advisor.conversation.render.book import SRC_USER, Book
 from advisor.conversation.render.firstscreen import Lead
-from advisor.conversation.render.labels import format_label
+from advisor.conversation.render.labels import option_format
 from advisor.conversation.render.load_lead import format_changed, users_lead
 from advisor.conversation.render.options_table import SRC_LOAD, need_and_usable, opt_name
 from advisor.conversation.render.turns_lead import asks_pace
@@ -37,7 +37,7 @@ def changed_format_lead(ev: Any, book: Book, lang: str, *, users: bool) -> Lead 
     need, usable = need_and_usable(named, book)
     short = book.gib(f"shortfall per GPU on {named.count}× {named.gpu_name}", named.per_gpu.total - named.usable,
                      "computed: need − usable")
-    fmt = format_label(ev.workload.weights, lang)
+    fmt = option_format(named, lang)  # the format it was judged in (the checkpoint's own when none was said)
     led.text = (format_changed(ev, book, lang) + led.text + t("sentence.gap", lang)
                 + t("lead.users.as_asked", lang, fmt=fmt, short=short, need=need, usable=usable))
     return led

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.conversation.render.book import SRC_RECOMMEND, Book, source_of
-from advisor.conversation.render.labels import format_label
+from advisor.conversation.render.labels import format_label, option_format
 from advisor.conversation.render.options_table import ENGINE_LABELS, SRC_LOAD, need_and_usable
 from knowledge.messages import t
 from knowledge.quantities import Seconds
@@ -74,7 +74,7 @@ def turns_text(o: Any, ev: Any, load: dict[str, Any], book: Book, lang: str, who
         label = format_label(fmt, lang)
         text = t("screen.load.changed", lang, fmt=label) + text
         return text + t("turns.whole_format", lang, n=n, ctx=ev.workload.context, fit=fit, need=need, usable=usable,
-                        fmt=label, asked=format_label(ev.workload.weights, lang))
+                        fmt=label, asked=option_format(o, lang))
     text += t("turns.whole_one" if whole == 1 else "turns.whole", lang, n=n, ctx=ev.workload.context, fit=fit,
               need=need, usable=usable)
     change = next((ch for ch in ev.named_changes or [] if ch.kind in ("precision", "kv")), None)
