@@ -8,12 +8,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from advisor.analysis.limits import capacity, serving_load
+from advisor.analysis.limits import capacity, option_sequences, serving_load
 from advisor.analysis.named import evaluate_named
 from advisor.analysis.request import AnalysisRequest, NamedConfig
 from advisor.analysis.result import Analysis, asked_option, top_option
 from advisor.analysis.steps import Step, timed
 from advisor.estimator.cost import HOURS_PER_MONTH
+from advisor.estimator.limits import fits_with
 from advisor.estimator.memory import default_inference_format
 from advisor.recommend.recommender import evaluate_configs
 from advisor.workload import DEFAULT_CONTEXT, speed_workload
@@ -272,9 +273,7 @@ def turns_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     also the chat turns an engine that pages its KV cache holds at once and how many of them meet the per-token
     target (`Analysis.turns_users`), when that is more users."""
     load = ev.load or {}
-    said = set(request.stated)
-    if (load.get("limit_bound") != "memory" or said & {"context", "prompt_tokens", "output_tokens"}
-            or request.workload.context != DEFAULT_CONTEXT or asked.layout.engine not in PAGED_KV_ENGINES):
+    if load.get("limit_bound") != "memory" or not _chat_turns_apply(request, asked):
         return
     # the target's limit comes from the ladder whatever the load simulated; the memory bound from the chat turns held
     probe = load_at(request, model, catalog.gpu(asked.gpu), asked, max(1, int(load["concurrency"])), steps,
@@ -305,6 +304,14 @@ def load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Op
 PAGED_KV_ENGINES = frozenset({"vllm", "sglang", "trtllm"})
 
 
+def _chat_turns_apply(request: AnalysisRequest, option: Option) -> bool:
+    """Whether `option`'s users may be judged by their chat turns: neither the context nor the request lengths were
+    said, the context is the generic default (a model's own, a reasoning model's long answers, is no chat turn), and
+    the engine pages its KV cache (llama.cpp and transformers reserve whole contexts)."""
+    return (not set(request.stated) & {"context", "prompt_tokens", "output_tokens"}
+            and request.workload.context == DEFAULT_CONTEXT and option.layout.engine in PAGED_KV_ENGINES)
+
+
 def turns_load(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
                one: Option) -> None:
     """"50 users of Llama-3.1-8B on one 4090, what speed?": the card holds the weights but not every user's whole
@@ -313,12 +320,7 @@ def turns_load(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
     are simulated at the load asked, a chat turn each, with the cache the weights leave; when all their turns fit it
     at once (no preemption) that load is `Analysis.turns_load`, answered beside the verdict on whole contexts."""
     w = request.workload
-    said = set(request.stated)
-    if one.fits or w.task != "inference" or w.concurrency <= 1 or said & {"context", "prompt_tokens", "output_tokens"}:
-        return
-    if one.layout.engine not in PAGED_KV_ENGINES or w.context != DEFAULT_CONTEXT:
-        # the engine reserves whole contexts, or the context is the model's own (a reasoning model's long answers are
-        # no chat turn)
+    if one.fits or w.task != "inference" or w.concurrency <= 1 or not _chat_turns_apply(request, one):
         return
     gpu = catalog.gpu(one.gpu)
     whole, served, fmt = held_sequences(ev, one), one, None
@@ -351,9 +353,10 @@ def _format_holding_one(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec
             continue
         opt = evaluate_named(replace(w, weights=fmt, concurrency=1), request.constraints,
                              [NamedConfig(gpu=one.gpu, count=one.count)], steps)[0]
-        cap = capacity(model, gpu, opt, steps) if opt.fits else None
-        if cap is not None and cap["max_concurrency"] >= 1:
-            return opt, int(cap["max_concurrency"])
+        sized = opt.sized_workload
+        held = option_sequences(gpu, opt, fits_with(model, gpu, sized)) if opt.fits and sized is not None else 0
+        if held >= 1:
+            return opt, held
     return None
 
 

@@ -27,6 +27,7 @@ from advisor.conversation.reader.ranges import MAX_GPU_COUNT, check
 from advisor.conversation.reader.servers import server_size_asked
 from advisor.conversation.reader.slots import Slots
 from advisor.conversation.reader.text import CN_NUM, EN_WORD_NUM, NUM, SIZE, Text, scaled, size_of
+from advisor.conversation.reader.usage import COUNT_ASKED_BEFORE
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -557,8 +558,7 @@ def read_deadline_and_years(t: Text, slots: Slots) -> None:
         if re.search(r"每|per|a$|/\s*$", before) or re.match(r"\s*(?:的数据|of data)", after):
             continue
         # "how many H100s for 60 days?": the count asked for a time is the count that finishes in it
-        count_for = re.search(r"(?<![a-z])for\s*(?:about\s*)?$", before) and re.search(
-            r"how many\b[^.?!;]{0,40}$", t.s[:m.start()])
+        count_for = re.search(r"(?<![a-z])for\s*(?:about\s*)?$", before) and COUNT_ASKED_BEFORE.search(t.s[:m.start()])
         if not (count_for or re.search(r"(?<![a-z])(?:within|in|by|under|less than|done|finish|deadline)(?![a-z])|要在|必须|需要|期限|限",
                           before)
                 or re.match(r"\s*(?:能|可以|就)?\s*(?:内|以内|之内|完成|搞定|跑完|训练完|训完|的时间|deadline)", after)

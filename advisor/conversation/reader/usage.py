@@ -48,9 +48,9 @@ _OFFICE = re.compile(r"business hours|office hours|working hours|work hours|9\s*
                      r"白天上班")
 _ALWAYS = re.compile(r"24\s*/\s*7|24x7|around the clock|round the clock|all day(?: and night)?|nonstop|non-stop|"
                      r"continuously|always on|全天候|全天|24\s*小时(?!\s*(?:内|以内|之内))|不间断|一直开着|常开|不停机")
-# a count asked just before the period ("how many H100s for 60 days") in a training question: a deadline, not a
-# rent-or-buy horizon
-_COUNT_FOR_TRAINING = re.compile(r"how many\b[^.?!;]{0,40}$")
+# a count asked just before a period ("how many H100s for 60 days"): in a training question a deadline, not a
+# rent-or-buy horizon (amounts.read_deadline_and_years reads it as the deadline)
+COUNT_ASKED_BEFORE = re.compile(r"how many\b[^.?!;]{0,40}$")
 _TRAINING_WORD = re.compile(r"train|fine[\s-]?tun|预训练|训练|微调|\d\s*[tb]\s*tokens")
 _HORIZON = re.compile(
     r"(?:(?<![a-z])(?:for|over|during|next|about|roughly|around)\s+(?:the\s+(?:next\s+)?|a\s+period\s+of\s+)?"
@@ -150,7 +150,7 @@ def read_usage(s: str) -> Usage:
     horizon: float | None = None
     horizon_text = ""
     h = _HORIZON.search(s)
-    if h and _COUNT_FOR_TRAINING.search(s[:h.start()]) and _TRAINING_WORD.search(s):
+    if h and COUNT_ASKED_BEFORE.search(s[:h.start()]) and _TRAINING_WORD.search(s):
         h = None  # "pretrain it: how many H100s for 60 days?": the time the count finishes in (amounts: a deadline)
     if h:
         raw = (h.group("n") or h.group("zn") or h.group("zn2") or "").strip()

@@ -11,10 +11,9 @@ from advisor.conversation.render.book import SRC_USER, Book
 from advisor.conversation.render.firstscreen import Lead
 from advisor.conversation.render.labels import option_format
 from advisor.conversation.render.load_lead import format_changed, users_lead
-from advisor.conversation.render.options_table import SRC_LOAD, need_and_usable, opt_name
-from advisor.conversation.render.turns_lead import asks_pace
+from advisor.conversation.render.options_table import need_and_usable, opt_name, shortfall
+from advisor.conversation.render.turns_lead import asks_pace, pace_figures
 from knowledge.messages import t
-from knowledge.quantities import Seconds
 from knowledge.structs import replace
 
 
@@ -35,8 +34,7 @@ def changed_format_lead(ev: Any, book: Book, lang: str, *, users: bool) -> Lead 
     if led is None:
         return None
     need, usable = need_and_usable(named, book)
-    short = book.gib(f"shortfall per GPU on {named.count}× {named.gpu_name}", named.per_gpu.total - named.usable,
-                     "computed: need − usable")
+    short = shortfall(named, book)
     fmt = option_format(named, lang)  # the format it was judged in (the checkpoint's own when none was said)
     led.text = (format_changed(ev, book, lang) + led.text + t("sentence.gap", lang)
                 + t("lead.users.as_asked", lang, fmt=fmt, short=short, need=need, usable=usable))
@@ -49,13 +47,7 @@ def _changed_pace(o: Any, load: dict[str, Any], book: Book, lang: str) -> Lead |
     if not load.get("per_user_tokens_per_s") or not load.get("tpot_s"):
         return None
     users, on = int(load["concurrency"]), f"{o.count}× {o.gpu_name}"
-    per_v = load["per_user_tokens_per_s"]
+    per, tpot, ttft = pace_figures(load, on, book)
     text = t("lead.changed_pace", lang, name=opt_name(o, book),
-             n=book.count("concurrency", users, "sequences", SRC_USER),
-             per=book.num(f"tokens/s per user at {users} users on {on}", per_v, "tokens/s", SRC_LOAD,
-                          1 if per_v < 10 else 0),
-             tpot=book.duration(f"median time per output token at {users} users on {on}", Seconds(load["tpot_s"]),
-                                "ms", SRC_LOAD, 0),
-             ttft=book.duration(f"median time to first token at {users} users on {on}", Seconds(load["ttft_s"]),
-                                "ms", SRC_LOAD, 0))
+             n=book.count("concurrency", users, "sequences", SRC_USER), per=per, tpot=tpot, ttft=ttft)
     return Lead(text, "with_changes", f"tokens/s per user at {users} users on {on}")

@@ -35,7 +35,6 @@ from advisor.conversation.render.book import (
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
-    digits_apart,
     market_only_block,
     miss_words,
     misses,
@@ -47,6 +46,7 @@ from advisor.conversation.render.options_table import (
     opt_price,
     opt_speed,
     ruled_beyond_market,
+    shortfall,
     user_speed,
 )
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller
@@ -256,9 +256,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         return Lead(t(fits_key, lang, name=name, warn=warn, lay=lay, need=need, usable=usable, tail=tail,
                       limits=limits),
                     "yes", f"memory per GPU on {o.count}× {o.gpu_name}")
-    short = book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}",
-                     o.per_gpu.total - o.usable, "computed: need − usable",
-                     digits=digits_apart(o.per_gpu.total.gib, o.usable.gib))
+    short = shortfall(o, book)
     off = ev.offload
     if ev.offload_asked and off is not None and off.gpu == o.gpu and o.count == 1:
         return offload_lead(off, ev, book, lang, short)

@@ -18,13 +18,13 @@ from advisor.conversation.render.firstscreen import Lead, target_ms
 from advisor.conversation.render.labels import format_label
 from advisor.conversation.render.load_runs import load_change_lead, load_ladder_lead
 from advisor.conversation.render.options_table import (
-    ENGINE_LABELS,
     SRC_LOAD,
     opt_layout,
     opt_name,
     user_speed,
 )
 from advisor.conversation.render.scale_out import at_target_clause, replicas_for_load
+from advisor.conversation.render.turns_lead import engine_label
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.cost import HOURS_PER_MONTH
 from advisor.estimator.throughput import time_to_first_token
@@ -204,7 +204,7 @@ def turns_users_sentence(o: Any, ev: Any, book: Book, lang: str) -> str:
     most = book.count(f"chat turns within the TPOT target on {on}", tu["limit"], "sequences", SRC_LOAD)
     key = "turns.users_slots" if tu["held"] >= tu.get("slots", tu["held"] + 1) else "turns.users"  # the engine's cap
     return t("sentence.gap", lang) + t(key, lang, turn=f"{int(tu['turn_tokens'])} tokens",
-                                       engine=ENGINE_LABELS.get(tu["engine"], tu["engine"]), held=held, most=most,
+                                       engine=engine_label(tu), held=held, most=most,
                                        ms=ms, ctx=ev.workload.context)
 
 

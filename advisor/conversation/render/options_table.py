@@ -221,6 +221,13 @@ def need_and_usable(o: Option, book: Book) -> tuple[str, str]:
     return need, usable
 
 
+def shortfall(o: Option, book: Book) -> str:
+    """What the configuration lacks per GPU (need − usable), in GiB at the decimals its need and usable are said in,
+    recorded in `book`."""
+    return book.gib(f"shortfall per GPU on {o.count}× {o.gpu_name}", o.per_gpu.total - o.usable,
+                    "computed: need − usable", digits=digits_apart(o.per_gpu.total.gib, o.usable.gib))
+
+
 def opt_memory(o: Option, book: Book, lang: str) -> str:
     need, usable = need_and_usable(o, book)
     return f"{need} / {usable}"

@@ -44,11 +44,7 @@ def turns_text(o: Any, ev: Any, load: dict[str, Any], book: Book, lang: str, who
     on = f"{o.count}× {o.gpu_name}"
     n = book.count("concurrency", users, "sequences", source_of(ev, "concurrency"))
     per_v = load["per_user_tokens_per_s"]
-    per = book.num(f"tokens/s per user at {users} users on {on}", per_v, "tokens/s", SRC_LOAD, 1 if per_v < 10 else 0)
-    tpot = book.duration(f"median time per output token at {users} users on {on}", Seconds(load["tpot_s"]), "ms",
-                         SRC_LOAD, 0)
-    ttft = book.duration(f"median time to first token at {users} users on {on}", Seconds(load["ttft_s"]), "ms",
-                         SRC_LOAD, 0)
+    per, tpot, ttft = pace_figures(load, on, book)
     pct = 99 if getattr(ev, "asks_p99", False) and load.get("ttft_p99_s") else 95  # "p99 首字延迟多少？": that tail
     p95 = book.duration(f"p{pct} time to first token at {users} users on {on}",
                         Seconds(load.get(f"ttft_p{pct}_s") or load["ttft_s"]), "ms", SRC_LOAD, 0)
@@ -68,7 +64,7 @@ def turns_text(o: Any, ev: Any, load: dict[str, Any], book: Book, lang: str, who
         slow = t("turns.slow", lang, rate=book.target_rate(target),
                  why=t("screen.load.your_target" if stated else "screen.load.default_target", lang))
     text = t("turns.lead", lang, slow=slow, who=who, n=n, per=per, tpot=tpot, ttft=ttft, p95=p95, pct=pct,
-             engine=_engine(load), kv=kv, held=held, turn=turn)
+             engine=engine_label(load), kv=kv, held=held, turn=turn)
     fmt = load.get("format")
     if fmt:  # the weights as asked leave no room for one whole context: served in the lighter format found
         label = format_label(fmt, lang)
@@ -85,7 +81,19 @@ def turns_text(o: Any, ev: Any, load: dict[str, Any], book: Book, lang: str, who
     return text
 
 
-def _engine(load: dict[str, Any]) -> str:
+def pace_figures(load: dict[str, Any], on: str, book: Book) -> tuple[str, str, str]:
+    """A simulated load's per-user speed, median time per output token and median time to first token on `on`, as
+    printed and recorded in `book`."""
+    users, per_v = int(load["concurrency"]), load["per_user_tokens_per_s"]
+    return (book.num(f"tokens/s per user at {users} users on {on}", per_v, "tokens/s", SRC_LOAD, 1 if per_v < 10 else 0),
+            book.duration(f"median time per output token at {users} users on {on}", Seconds(load["tpot_s"]), "ms",
+                          SRC_LOAD, 0),
+            book.duration(f"median time to first token at {users} users on {on}", Seconds(load["ttft_s"]), "ms",
+                          SRC_LOAD, 0))
+
+
+def engine_label(load: dict[str, Any]) -> str:
+    """The engine a simulated load ran on, as people write it ("vLLM")."""
     engine = str(load.get("engine") or "")
     return ENGINE_LABELS.get(engine, engine)
 
@@ -98,5 +106,5 @@ def turns_intro(ev: Any, load: dict[str, Any], book: Book, lang: str) -> str:
     book.add("tokens of one chat turn (prompt + output)", load["turn_tokens"], "tokens", SRC_RECOMMEND)
     book.add("KV cache tokens beside the weights", load["kv_tokens"], "tokens", SRC_LOAD)
     n = book.count("concurrency", users, "sequences", source_of(ev, "concurrency"))
-    return t("turns.intro", lang, turn=f"{int(load['turn_tokens'])} tokens", n=n, engine=_engine(load),
+    return t("turns.intro", lang, turn=f"{int(load['turn_tokens'])} tokens", n=n, engine=engine_label(load),
              kv=f"{int(load['kv_tokens']):,} tokens")
