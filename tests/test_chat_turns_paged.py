@@ -235,3 +235,18 @@ def test_with_and_without_on_the_cards_as_changed(text: str, lang: str, head: st
     first = answer(text, lang).split("\n")[0]
     assert first.startswith(head), first
     assert extract(text).prompt_tokens == 32000
+
+
+@pytest.mark.parametrize(("text", "lang", "head"), [
+    ("Phi-4 on one RTX 4080 Super for 35 concurrent users, how fast?", "en",
+     "With AWQ INT4 weights: **Yes, for chat turns: one card serves 35 concurrent users at "),
+    ("一张 4080 Super 跑 Phi-4，35 个人同时用，每人速度多少？", "zh",
+     "改用 AWQ INT4 权重后：**按聊天轮次可以：一张卡可同时服务 35 路并发，每路 "),
+])
+def test_the_change_found_serves_the_users_chat_turns(text: str, lang: str, head: str) -> None:
+    """AWQ INT4 is the change found for Phi-4 on a 16 GB card, but it holds only 4 whole contexts: the 35 users are
+    answered as chat turns in that format (it had answered "serves 4 concurrent users", not the 35 asked)."""
+    out = answer(text, lang)
+    first = out.split("\n")[0]
+    assert first.startswith(head), first
+    assert "At 4 concurrent users" not in out and "4 路并发时" not in out  # no second, smaller load below

@@ -324,10 +324,16 @@ def turns_load(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
         return
     gpu = catalog.gpu(one.gpu)
     whole, served, fmt = held_sequences(ev, one), one, None
-    if whole < 1 and ev.changed_config is None:
-        # not one whole context beside the weights as asked, and no single change found: the lighter weight format
-        # that holds one ("Qwen2.5-32B on two 4090s for 20 users": FP8), its users' chat turns then
-        found = _format_holding_one(request, model, gpu, one, steps)
+    if whole < 1:
+        # not one whole context beside the weights as asked: the format that holds them, the users' chat turns in it.
+        # The change found for the named cards when it holds fewer whole contexts than the users asked ("Phi-4 for 35
+        # students on a 4080 Super": AWQ INT4 holds 4), else the lighter format that holds one ("Qwen2.5-32B on two
+        # 4090s for 20 users": FP8); a change that holds them all is answered as changed (changed_lead)
+        changed = ev.changed_config
+        if changed is not None and int((ev.changed_load or {}).get("concurrency") or 0) >= w.concurrency:
+            return
+        found = (changed, _whole_contexts(model, gpu, changed)) if changed is not None else \
+            _format_holding_one(request, model, gpu, one, steps)
         if found is None:
             return
         served, whole = found
@@ -353,11 +359,16 @@ def _format_holding_one(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec
             continue
         opt = evaluate_named(replace(w, weights=fmt, concurrency=1), request.constraints,
                              [NamedConfig(gpu=one.gpu, count=one.count)], steps)[0]
-        sized = opt.sized_workload
-        held = option_sequences(gpu, opt, fits_with(model, gpu, sized)) if opt.fits and sized is not None else 0
+        held = _whole_contexts(model, gpu, opt)
         if held >= 1:
             return opt, held
     return None
+
+
+def _whole_contexts(model: ModelSpec, gpu: GpuSpec, opt: Option) -> int:
+    """The whole-context requests `opt` holds at once, from the memory estimate (0 when it does not fit)."""
+    sized = opt.sized_workload
+    return option_sequences(gpu, opt, fits_with(model, gpu, sized)) if opt.fits and sized is not None else 0
 
 
 def load_within_target(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Option, held: int,

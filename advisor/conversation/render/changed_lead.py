@@ -12,7 +12,7 @@ from advisor.conversation.render.firstscreen import Lead
 from advisor.conversation.render.labels import option_format
 from advisor.conversation.render.load_lead import format_changed, users_lead
 from advisor.conversation.render.options_table import need_and_usable, opt_name, shortfall
-from advisor.conversation.render.turns_lead import asks_pace, pace_figures
+from advisor.conversation.render.turns_lead import asks_pace, pace_figures, turns_held
 from knowledge.messages import t
 from knowledge.structs import replace
 
@@ -30,6 +30,8 @@ def changed_format_lead(ev: Any, book: Book, lang: str, *, users: bool) -> Lead 
         return None  # it holds some users as asked: those are the answer (users_lead), not another format's
     if o.sized_workload is None or o.sized_workload.weights == ev.workload.weights:
         return None  # the change is not a weight format (fewer users, an FP8 KV cache): the verdict leads
+    if not users and turns_held(ev, named) is not None:
+        return None  # the users' chat turns in that format, at the users asked, lead (firstscreen.option_lead)
     led = users_lead(o, replace(ev, load=load), book, lang) if users else _changed_pace(o, load, book, lang)
     if led is None:
         return None

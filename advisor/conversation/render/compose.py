@@ -312,7 +312,8 @@ def _first_lines(ev: Analysis, state: DialogState, lead: fs.Lead, book: Book, la
             if line and ev.turns_load.get("format"):  # in the lighter format the weights need ("With FP8 weights: …")
                 line = t("screen.load.changed", lang, fmt=format_label(ev.turns_load["format"], lang)) + line
             first.append(line)
-            if ev.changed_config is not None and load_lead.format_changed(ev, book, lang):  # whole contexts held
+            # and in the format that holds whole contexts, unless the turns were served in it already (fewer users)
+            if ev.changed_config is not None and not ev.turns_load.get("format") and load_lead.format_changed(ev, book, lang):
                 first.append(load_lead.changed_line(ev, book, lang))
         else:
             first.append(load_lead.changed_line(ev, book, lang))  # the named cards, as the change makes them hold it
