@@ -11,6 +11,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
+from advisor.conversation.reader.at_once import all_at_once, headcount_at_once, share_at_once, subset_at_once
 from advisor.conversation.reader.name_index import representative_model
 from advisor.conversation.reader.numbers import (
     BIG_SCALE,
@@ -186,9 +187,6 @@ _USER_BASE = [
                rf"(?:of|is|=|:|around|about)?\s*(?P<num2>{with_scale(DIGITS)}(?:\s*[km](?![a-z]))?)"),
     re.compile(rf"(?:注册用户|用户总数|总用户|日活|月活|用户规模)\s*(?:有|是|为|约|大概)?\s*(?P<num>{with_scale(NUM)})"),
 ]
-_AT_ONCE_BEFORE = re.compile(r"(?:同时|同一时间|高峰|峰值|simultaneously|concurrently|at once|at peak)\s*(?:有|在线|使用|用)?\s*$")
-_AT_ONCE = re.compile(r"^.{0,16}?(?:同时|一起用|在线|并发|at (?:the same time|once)|simultaneous|concurrent|in parallel|"
-                      r"hammering|pounding|hitting it)")
 # the share of the people who use it at once, as the person states it ("高峰 10% 在线", "峰值时 5% 的人同时用", "10% of
 # them online at peak", "peak concurrency of 5%"): the headcount times it is the concurrency
 _PCT = r"(?P<pct>\d+(?:\.\d+)?)\s*(?:%|％|percent)"
@@ -486,6 +484,10 @@ def read_concurrency(t: Text, slots: Slots) -> None:
             share = pct / 100
             t.consume(m.start(), m.end())
             break
+    said_share = share_at_once(t.s) if share is None else None  # "maybe a quarter are chatting at once"
+    if said_share:
+        share = said_share[0]
+        t.consume(*said_share[1])
     peak = _PEAK.search(t.s)
     avg = _AVERAGE.search(t.s)
     values: list[int] = []
@@ -511,10 +513,16 @@ def read_concurrency(t: Text, slots: Slots) -> None:
             wrong = check("concurrency", value) if value else None
             if value and wrong is None:
                 # "40 people using it at the same time": a concurrency after all
-                at_once = _AT_ONCE.match(t.s[m.end():]) or _AT_ONCE_BEFORE.search(t.s[max(0, m.start() - 16):m.start()])
+                at_once = headcount_at_once(t.s[m.end():], t.s[max(0, m.start() - 16):m.start()])
                 (values if at_once and share is None else people).append(int(value))
             elif wrong is not None:
                 slots.out_of_range.append(wrong)
+    subset = subset_at_once(t.s, max(people)) if people and not values and share is None else None
+    if subset:  # "40 people, 5 of them at the same time": the five are the concurrency
+        values.append(subset[0])
+        t.consume(*subset[1])
+    elif people and not values and share is None and all_at_once(t.s):  # "30 students, all at once"
+        people, values = [], people
     if share is not None and values and not people:  # "5000 users, 10% online at peak": the users are the people
         people, values = [max(values)], []
     if people:
