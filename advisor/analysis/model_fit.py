@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.memory import DEFAULT_WEIGHTS, default_inference_format, estimate_memory
-from advisor.recommend.search import sized
+from advisor.recommend.search import sized, valid_tp
 from advisor.workload import Engine, Task, WeightFormat, Workload
 from knowledge.catalog import Catalog
 from knowledge.errors import AdvisorError
@@ -70,8 +70,12 @@ def fit_on(model: ModelSpec, gpu: GpuSpec, count: int, context: int, users: int 
     own = default_inference_format(model)
     formats: list[WeightFormat] = [own, *(f for f in stack if bits_per_weight(f) < bits_per_weight(own))]
     counts = param_counts(model)
+    # one group of all the cards: split evenly (TP) where the heads split that way, else by layers (vLLM's pipeline
+    # parallel, llama.cpp's default split: 3 cards hold a 64-head model as 3 stages)
+    tp, pp = (count, 1) if valid_tp(model, count) else (1, count)
     for fmt in formats:
-        w = Workload(model=model.id, weights=fmt, context=context, concurrency=users, gpus=count, tp=count, engine=engine)
+        w = Workload(model=model.id, weights=fmt, context=context, concurrency=users, gpus=count, tp=tp, pp=pp,
+                     engine=engine)
         try:
             est = estimate_memory(model, w, gpu)
         except (AdvisorError, ValueError):

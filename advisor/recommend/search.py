@@ -203,11 +203,13 @@ def pinned_serving(model: ModelSpec, count: int, nodes: int, tp: int | None, pp:
 def _whole_group(model: ModelSpec, count: int, nodes: int) -> Layout | None:
     """A count that does not split into nodes of 1, 2, 4 or 8 ("十张", "二十张 H20"): all the cards as one
     model-parallel group, the largest valid TP degree up to 8 that divides the count, pipeline stages for the rest
-    (20 cards: TP 4 × PP 5). None for the usual counts, whose layout above is already one group or its replicas."""
-    if count % nodes == 0 and count // nodes in (1, 2, 4, 8):
+    (20 cards: TP 4 × PP 5; 3 cards, whose 3 divides no head count of a power of two: TP 1 × PP 3; 4 cards of a
+    model whose 10 KV heads TP 4 cannot split, Phi-4: TP 2 × PP 2). None for the usual counts whose TP is valid: the
+    layouts above already hold one group of them or its replicas."""
+    if count % nodes == 0 and count // nodes in (1, 2, 4, 8) and valid_tp(model, count // nodes):
         return None
     even = next((n for n in range(nodes, count + 1) if count % n == 0 and count // n <= 8), None)  # 20: 4 × 5
-    for tp in (8, 4, 2):
+    for tp in (8, 4, 2, 1):  # 1: a pipeline of single cards ("3 RTX 3090": TP 1 × PP 3, vLLM --pipeline-parallel-size)
         if even is not None and count % tp == 0 and valid_tp(model, tp) and count // tp <= model.num_layers:
             return Layout(count=count, nodes=even, tp=tp, pp=count // tp)
     return None

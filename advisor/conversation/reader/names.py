@@ -97,6 +97,12 @@ _DISTILL = re.compile(r"蒸馏|distill")
 _FAMILY_SIZE = re.compile(
     r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
     rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
+# the size before the family ("a 70B like Llama 3.1", "the 8B Llama 3", "72B 的 Qwen2.5")
+_SIZE_FAMILY = re.compile(
+    rf"(?<![\w.])(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])\s*(?:-?\s*(?:param(?:eter)?s?|参数)\s*)?(?:model\s*|模型\s*)?"
+    r"(?:like|such as|as|from|of|version of|的|版)?\s*(?:the\s+)?"
+    r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
+    r"[\s\-_]*(?:(?P<ver>\d+\.\d+)|(?P<ver2>\d+))?(?![\d.]|\s*(?:b|亿)(?![a-z]))")
 _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
                          r"bloom|opt(?=[\s\-_]*\d)|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|豆包|doubao|"
                          r"讯飞星火|星火大模型|盘古大模型|"
@@ -233,8 +239,9 @@ def _same_generation(family: str, version: str, model_id: str) -> bool:
 
 
 def _family_and_size(t: Text, slots: Slots, catalog: Catalog) -> bool:
-    """"llama 70b", "qwen 14b", "千问 72B": family word + size -> the family's model of that size."""
-    fam = _FAMILY_SIZE.search(t.s)
+    """"llama 70b", "qwen 14b", "千问 72B", "a 70B like Llama 3.1": family word and size -> the family's model of that
+    size."""
+    fam = _FAMILY_SIZE.search(t.s) or _SIZE_FAMILY.search(t.s)
     if not fam:
         return False
     params = float(fam.group("num").replace(",", "")) * (1e9 if fam.group("unit") == "b" else 1e8)
