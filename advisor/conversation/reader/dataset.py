@@ -66,7 +66,7 @@ MAX_EPOCHS = 100  # more is a misreading (a step count, a year), not a fine-tuni
 
 # a batch-inference job: its items and a word that runs a model over them ("summarise 1 million documents", "批量推理
 # 50 万条数据", "classify 200k tickets", "offline batch of 30k prompts"), with no training word in the message
-_BATCH_CUE = re.compile(r"(?<![a-z])(?:batch|offline|summari[sz]\w*|classif\w*|translat\w*|label\w*|annotat\w*|tag(?:ging)?|"
+_BATCH_CUE = re.compile(r"(?<![a-z])(?:(?<!max )(?<!maximum )(?<!largest )(?<!biggest )(?<!decode )batch(?![\s-]*size)|offline|summari[sz]\w*|classif\w*|translat\w*|label\w*|annotat\w*|tag(?:ging)?|"
                         r"extract\w*|process\w*|rewrite|rewriting|score|scoring|run (?:it |them )?(?:over|through|on))(?![a-z])|"
                         # "push 2 million tickets through Mistral Nemo", "feed 500k docs into the model"
                         r"(?<![a-z])(?:push|pass|feed|pipe|send|put)\w*\s+(?:[^\s.;!?]+\s+){0,8}?(?:through|into)(?![a-z])|"
@@ -76,6 +76,7 @@ _BATCH_CUE = re.compile(r"(?<![a-z])(?:batch|offline|summari[sz]\w*|classif\w*|t
 _TIME_CUE = re.compile(r"how long|how many (?:hours|days)|(?<![a-z])(?:hours|days) (?:on|with|for)(?![a-z])|多久|多长时间|"
                        r"几个?小时|几天")
 _ONE_REQUEST_TIME = re.compile(r"first token|ttft|latency|首字|首\s*token|延迟|时延")
+_AT_BEFORE = re.compile(r"(?<![a-z])(?:at|with|of|for)\s+$")
 _LENGTH_LIKE = re.compile(r"(?:1|2|4|8|16|32|64|128|256)\s*k\s+(?:prompts?|inputs?|queries|requests?)")
 _JOB_ITEMS_EN = (r"(?:documents?|docs?|articles?|files?|pages?|items?|records?|rows?|prompts?|requests?|queries|questions?|"
                  r"tickets?|emails?|reviews?|messages?|samples?|texts?|transcripts?|papers?|reports?|conversations?|chats?)")
@@ -122,8 +123,8 @@ def read_batch_job(t: Text, slots: Slots, training: bool = False) -> None:
         for m in t.finditer(rx):
             if _PER_TIME.match(t.s, m.end()):
                 continue  # "20k requests per day" is a request rate
-            if not strong and _LENGTH_LIKE.match(m.group(0)):
-                continue
+            if _LENGTH_LIKE.match(m.group(0)) and (not strong or _AT_BEFORE.search(t.s, 0, m.start())):
+                continue  # "at 2k prompts": a length
             count = scaled(m.group("count"), m.group("cunit"))
             if not count or count < MIN_JOB_REQUESTS or count > 1e12 or count != int(count):
                 continue
