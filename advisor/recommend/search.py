@@ -181,9 +181,39 @@ def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
     if whole is not None and (not out or out[-1].tp * out[-1].pp < count):
         out.append(whole)  # tried when the replicas above cannot hold the model
     pins = search.workload.pinned_layout
+    if pins is not None and pins.dp:  # "4 replicas": that many copies, each count ÷ 4 GPUs
+        out = replica_layouts(search.model, count, nodes, pins.dp)
     if pins is not None and (pins.tp or pins.pp):  # "with TP 4": the served group the person runs
         return pinned_serving(search.model, count, nodes, pins.tp, pins.pp, out)
     return out
+
+
+def replica_layouts(model: ModelSpec, count: int, nodes: int, replicas: int) -> list[Layout]:
+    """`count` GPUs served as `replicas` copies of the model ("4 replicas of Llama 70B on H100"; vLLM's data-parallel
+    deployment, one engine per copy): each copy's count ÷ replicas GPUs as one group, TP over them where the heads
+    allow it and they sit in one server, else layers split (`_whole_group`); none when the count does not divide."""
+    per_copy = count // replicas
+    if count % replicas or per_copy < 1:
+        return []
+    in_server = per_copy <= max(1, count // max(nodes, 1))
+    if per_copy == 1 or (in_server and valid_tp(model, per_copy)):
+        return [Layout(count=count, nodes=nodes, tp=per_copy, pp=1)]
+    group = _whole_group(model, per_copy, max(1, -(-per_copy // max(1, count // max(nodes, 1)))))
+    return [Layout(count=count, nodes=nodes, tp=group.tp, pp=group.pp)] if group is not None else []
+
+
+def replica_pairs(replicas: int, per_node: int, max_nodes: int) -> list[tuple[int, int]]:
+    """(count, nodes) pairs for `replicas` copies of 1, 2, 4, 8 … GPUs each, ascending: a copy inside a server
+    while it fits one (as many copies per server as fit), else whole servers per copy."""
+    pairs = []
+    for per_copy in (1, 2, 4, 8, 16, 32, 64):
+        count = replicas * per_copy
+        nodes = -(-replicas // max(1, per_node // per_copy)) if per_copy <= per_node else replicas * (per_copy // per_node)
+        while count % nodes:
+            nodes += 1
+        if nodes <= max_nodes:
+            pairs.append((count, nodes))
+    return pairs
 
 
 def pinned_serving(model: ModelSpec, count: int, nodes: int, tp: int | None, pp: int | None,
@@ -399,7 +429,15 @@ def first_fit(search: Search, gpu: GpuSpec, pairs: Iterable[tuple[int, int]]) ->
     """The smallest layout on `gpu` whose memory fits with headroom, or None. Whole servers are tried doubling
     (`counts`); when a doubling fits after one that did not, the server counts in between are bisected
     (`_fewest_nodes`), so a 72B full fine-tune on H100 is 3 servers (24 GPUs), not the 4 the doubling reached."""
-    pairs = machine_pairs(gpu, pairs)
+    pins = search.workload.pinned_layout
+    given = list(pairs)
+    if not search.workload.is_training and pins is not None and pins.dp and len(given) > 1:
+        # "4 replicas": counts of 4 copies, within the counts asked (a search for speed asks for more GPUs)
+        c = search.constraints
+        lo, hi = min(n for n, _ in given), max(n for n, _ in given)
+        given = [p for p in replica_pairs(pins.dp, c.max_gpus_per_node, max(c.max_nodes, pins.dp)) if lo <= p[0]
+                 and p[0] <= max(hi, pins.dp)]
+    pairs = machine_pairs(gpu, given)
     if not stack_runs(gpu, search.workload):
         return None
     at = _planned_at if training_advice.planned(search.workload) else _layout_at

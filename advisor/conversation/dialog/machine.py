@@ -36,7 +36,7 @@ from advisor.conversation.reader.rental import same_provider
 from advisor.conversation.reader.words import CODING_USE
 from advisor.estimator.formats import FORMATS, NATIVE_GGUF
 from advisor.estimator.memory import default_inference_format
-from advisor.workload import Constraints, ExistingGpus, Workload
+from advisor.workload import Constraints, ExistingGpus, PinnedLayout, Workload
 from knowledge.catalog import load_catalog
 from knowledge.errors import AdvisorError, InputError
 from knowledge.messages import LANGS, pair, t
@@ -135,7 +135,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "zero", "optimizer", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "coding", "rent_at", "ttft_ms", "ttft_pct", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
-                 "peak_share", "daily_each", "rent_cap_hour", "electricity", "fleet"):
+                 "peak_share", "daily_each", "rent_cap_hour", "electricity", "fleet", "replicas"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -375,6 +375,8 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
     # degrees the planner keeps (reader.layout); a served model's TP/PP ("on 8 H100 with TP 4") its replicas' group
     if s.pinned_layout is not None and task in ("full", "pretrain", "inference"):
         kwargs["pinned_layout"] = s.pinned_layout
+    if s.replicas and task == "inference":  # "4 replicas": the serving DP (recommend.search.replica_layouts)
+        kwargs["pinned_layout"] = replace(s.pinned_layout or PinnedLayout(), dp=s.replicas)
     try:
         return Workload(**kwargs), notes
     except StructError as exc:

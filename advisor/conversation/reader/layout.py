@@ -1,6 +1,8 @@
 """The extractor's reader of a parallel layout the user fixes for a training run: "TP8 PP4", "TP=8, PP=4",
 "tp 8 / pp 4", "tensor parallel 8, pipeline 4", "8-way TP", "TP8×PP4×DP16", "TP/PP = 8/4", "EP 8", "CP 2",
-"--tensor-model-parallel-size 8", "张量并行 8、流水线并行 4", "8 路张量并行", "4 级流水线".
+"--tensor-model-parallel-size 8", "张量并行 8、流水线并行 4", "8 路张量并行", "4 级流水线"; for serving, copies of the
+model side by side ("4 replicas", "4 个副本": `Slots.replicas`, the serving DP; each copy the count ÷ replicas GPUs,
+recommend.search.replica_layouts).
 
 Each degree read is blanked out of the working text, so its number is no GPU count, batch or length. A DP said
 with no GPU count ("TP8×PP4×DP16 on H100") states the count: TP × PP × CP × DP. The dialog hands the degrees to
@@ -37,6 +39,17 @@ _LINK = r"\s*(?:=|:|：|of|is|at|to|as|为|是|设为|设成|设置为|设置成
 _AFTER = {k: re.compile(rf"(?:{names}){_LINK}{_N}{_NOT_COUNT}") for k, names in _NAMES.items()}
 # "8-way TP", "8 路张量并行", "a 4-stage pipeline", "4 级流水线", "4 pipeline stages"
 _BEFORE = {k: re.compile(rf"{_N}\s*(?:-\s*)?(?:way|路)\s*(?:of\s+)?(?:{names})") for k, names in _NAMES.items()}
+_N_COPIES = _N.replace(_WORD_NUM, "two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen")
+# copies of the model served side by side ("4 replicas", "two copies of the model", "4 个副本", "副本数 4"): the
+# serving DP (vLLM --data-parallel-size); "from 2 to 4 replicas" is the 4
+_REPLICAS = [
+    # "把副本从 2 个扩到 4 个", "副本数从 2 加到 4": the number it goes to
+    re.compile(rf"(?:副本|实例)[^，。？！?!,;；]{{0,10}}?(?:扩到|扩成|扩容到|增加到|加到|提到|提高到|改成|改为|调到|变成)\s*{_N}"),
+    re.compile(rf"{_N_COPIES}\s*(?:(?:model|serving|inference|vllm|sglang|independent|separate|identical|full)\s+)?"
+               r"(?:replicas|copies|instances)(?![a-z])(?!\s+of\s+(?:the\s+)?(?:data|dataset|documents?|files?))"),
+    re.compile(rf"{_N}\s*(?:个|份|套)\s*(?:模型\s*)?(?:副本|实例)"),
+    re.compile(rf"(?:副本|实例)数?\s*(?:为|是|=|:|：|改成|改为|扩到|扩成|增加到|加到|到)?\s*{_N}(?!\s*(?:张|块|卡))"),
+]
 _STAGES = re.compile(rf"{_N}\s*(?:-\s*)?(?:stages?\s*(?:of\s*)?pipeline|pipeline[\s-]*stages|(?:级|段|个阶段|阶段)\s*(?:的)?\s*流水线)")
 # "TP/PP/DP = 8/4/16", "(tp, pp) = (8, 4)", "TP×PP: 8×4"
 _ABBR = r"(?<![a-z])(?:tp|pp|cp|ep|dp)(?![a-z])"
@@ -62,6 +75,14 @@ def read_layout(t: Text, slots: Slots) -> None:
                 if key not in found and value is not None and value.is_integer():
                     found[key] = int(value)
                     t.consume(m.start(), m.end())
+    for rx in _REPLICAS:
+        hits = t.finditer(rx)
+        value = to_number(hits[-1].group("n")) if hits else None  # the last: "from 2 to 4 replicas"
+        if value is not None and value.is_integer() and 1 <= value <= LIMITS["dp"]:
+            slots.replicas = int(value)
+            for m in hits:
+                t.consume(m.start(), m.end())
+            break
     stages = _STAGES.search(t.s)
     if stages and "pp" not in found and (value := to_number(stages.group("n"))) is not None:
         found["pp"] = int(value)
@@ -74,12 +95,16 @@ def read_layout(t: Text, slots: Slots) -> None:
 
 
 def count_of_layout(slots: Slots) -> None:
-    """A DP said with no GPU count ("TP8×PP4×DP16 on H100s"): the count it makes, TP × PP × CP × DP."""
+    """A DP said with no GPU count ("TP8×PP4×DP16 on H100s"): the count it makes, TP × PP × CP × DP; so do served
+    replicas of a group said ("4 replicas of TP 2": 8)."""
     pins = slots.pinned_layout
     counts = [m.count for m in slots.candidates] + [slots.existing.count if slots.existing else None]
-    if pins is None or pins.dp is None or slots.gpu_count is not None or any(counts):
+    if pins is None or slots.gpu_count is not None or any(counts):
         return
-    slots.gpu_count = pins.split * pins.dp
+    if pins.dp is not None:
+        slots.gpu_count = pins.split * pins.dp
+    elif slots.replicas and (pins.tp or pins.pp):  # "4 replicas of TP 2": 8 GPUs
+        slots.gpu_count = pins.split * slots.replicas
 
 
 __all__ = ["count_of_layout", "read_layout"]

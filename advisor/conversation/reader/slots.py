@@ -125,6 +125,7 @@ class Slots(Mutable):
     lora_rank: int | None = None
     zero: int | None = None
     optimizer: str | None = None  # a training optimizer named ("8-bit Adam", "adamw_8bit"): Workload.optimizer
+    replicas: int | None = None  # copies of the model served side by side ("4 replicas", "4 个副本"), reader.layout
     pinned_layout: PinnedLayout | None = None  # parallel degrees fixed for training ("TP8 PP4", "EP 8"), reader.layout
     layout_asked: bool = False  # "the best parallelism layout for training …": a large run's layout is asked
     mfu: float | None = None  # a training MFU the user states ("assume 35% MFU"), as a fraction

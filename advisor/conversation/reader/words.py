@@ -79,7 +79,7 @@ _FRAMEWORK = re.compile(r"(?<![a-z])(?:fsdp2?|torchtitan|megatron(?:[\s-]*(?:lm|
 # NeMo: Mistral NeMo is a model)
 _INFER = re.compile(
     r"推理|部署|上线|服务化|在线服务|提供服务|跑(?!完)|客服|机器人|聊天|对话|问答|生成|api服务|"
-    r"inference|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])(?<!the )(?<!a )(?<!this )(?<!that )(?<!training )run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
+    r"inference|replicas?|副本|serv(?:e|ing|er for)|deploy\w*|host\w*|(?<![a-z])(?<!the )(?<!a )(?<!this )(?<!that )(?<!training )run(?:ning)?(?![a-z])|chatbot|chat bot|assistant|\brag\b"
 )
 # "要跑多久", "how long does it run": running said of a training job as much as of a service
 _RUN = re.compile(r"跑(?!完)|(?<![a-z])run(?:ning|s)?(?![a-z])")
