@@ -171,7 +171,7 @@ _CAPABILITIES = words(zh=r"你能做什么|你会做什么|你会什么|你能�
                      en=r"what can you do|what do you do|what are you (?:for|able to do)|what can i ask|how can you help|"
                         r"what (?:kinds?|sorts?|types?) of (?:questions|things)|"
                         r"what are your capabilities|what is this (?:bot|tool|app) for")
-_SPEED_QUESTION = words(zh=r"预填(?:充)?[^，。？?]{0,16}(?:多久|多长时间|几秒|时间|速度|耗时)|每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*tokens?\s*/\s*s|速度(?:有)?多(?:少|快)|多快|生成速度|"
+_SPEED_QUESTION = words(zh=r"预填(?:充)?[^，。？?]{0,16}(?:多久|多长时间|几秒|时间|速度|耗时)|每秒[^，。？?]{0,8}(?:token|字|词)|多少\s*tokens?\s*/\s*s|速度\s*(?:有|能|能有|大概|大约|约|差不多|一般)?\s*(?:有)?多(?:少|快)|多快|生成速度|"
                                r"吞吐(?:量)?\s*(?:能|可以|最多|大概|大约|最高)?\s*(?:到|达到|跑到|做到|有|是)?\s*(?:多少|多高|多大)|"
                                # "卡不卡 / 会不会卡 / 流畅吗 / 速度够吗": is it fast enough to use (not "卡" the card)
                                r"卡不卡|会不会(?:很)?卡|会(?:很|不会)?卡(?:吗|嘛|么|顿)|卡顿|不卡|流畅|顺畅|丝滑|慢不慢|会不会(?:很)?慢|"
