@@ -66,3 +66,15 @@ def test_a_speed_target_with_replicas_widens_each_copy() -> None:
     first = answer("Serve Llama-3.1-8B as 2 replicas on L4s, 100 users with at least 30 tokens/s each: how many L4s?",
                    "en").split("\n")[0]
     assert "2 replicas × TP" in first and "30 tokens/s per user" in first, first
+
+
+@pytest.mark.parametrize(("text", "lang", "line"), [
+    ("8 H100s serving Llama-3.1-70B as 3 replicas?", "en",
+     "8× NVIDIA H100 SXM5 80GB cannot serve Llama-3.1-70B as 3 replicas: 8 GPUs do not split into 3 equal copies "
+     "(accepted: a count that is a multiple of 3, e.g. 3, 6 or 12, or a number of replicas that divides 8)"),
+    ("8 张 H100 部署 Llama-3.1-70B，3 个副本，行吗？", "zh",
+     "8× NVIDIA H100 SXM5 80GB 没法把 Llama-3.1-70B 部署成 3 个副本：8 张卡分不成 3 份相同的副本（可接受：卡数是 3 的倍数，"
+     "如 3、6、12；或能整除 8 的副本数）"),
+])
+def test_a_count_that_does_not_split_into_the_replicas_says_so(text: str, lang: str, line: str) -> None:
+    assert answer(text, lang).split("\n")[0] == line

@@ -349,6 +349,10 @@ def unsized_error(search: Search, gpu: GpuSpec, count: int, nodes: int) -> Input
     model = search.model
     fields: dict[str, Any] = {"count": count, "gpu": gpu.name, "model": model.name}
     layouts = layouts_for(search, count, nodes)
+    pins = search.workload.pinned_layout
+    if not layouts and pins is not None and pins.dp and count % pins.dp and not search.workload.is_training:
+        return InputError.from_key("errors.unsized.replicas", field="count", replicas=pins.dp, m1=pins.dp,
+                                   m2=2 * pins.dp, m4=4 * pins.dp, **fields)  # "8 H100 as 3 replicas": 3, 6 or 12
     if not layouts:
         return InputError.from_key("errors.unsized.heads", field="count", heads=model.num_attention_heads, **fields)
     w = sized_workload(search.workload, layouts[0])

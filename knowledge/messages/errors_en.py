@@ -48,6 +48,9 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.served_group": "{count}× {gpu} cannot be sized for {model}: TP {group_said} takes {group} GPUs per copy of the "
         "model, which {count} do not divide; say a TP degree that divides {count}, or {group} or more GPUs",
     "errors.pinned_dp": "{layout} is {world} GPUs, not the {count} named",
+    "errors.unsized.replicas": "{count}× {gpu} cannot serve {model} as {replicas} replicas: {count} GPUs do not split "
+        "into {replicas} equal copies (accepted: a count that is a multiple of {replicas}, e.g. {m1}, {m2} or {m4}, or a number "
+        "of replicas that divides {count})",
     "errors.unsized.heads": "{count}× {gpu} cannot be sized for {model}: tensor parallelism must divide the {heads} "
         "attention heads (accepted: a GPU count whose TP degree divides {heads}, e.g. 1, 2, 4 or 8)",
     "errors.unsized.inference_only": "{count}× {gpu} cannot be sized for {model}: it is an inference-only part and does "

@@ -41,6 +41,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "errors.served_group": "{count}× {gpu} 部署不了 {model}：TP {group_said} 每份模型要 {group} 张卡，{count} 张分不开；请改用能整除 "
         "{count} 的 TP，或用 {group} 张及以上的卡",
     "errors.pinned_dp": "{layout} 共 {world} 张卡，与所说的 {count} 张不符（TP × PP × CP × DP 须等于 {count}）",
+    "errors.unsized.replicas": "{count}× {gpu} 没法把 {model} 部署成 {replicas} 个副本：{count} 张卡分不成 {replicas} 份相同的"
+        "副本（可接受：卡数是 {replicas} 的倍数，如 {m1}、{m2}、{m4}；或能整除 {count} 的副本数）",
     "errors.unsized.heads": "{count}× {gpu} 部署不了 {model}：张量并行度必须整除 {heads} 个注意力头（可接受：张量并行度能整除 "
         "{heads} 的卡数，如 1、2、4、8）",
     "errors.unsized.inference_only": "{count}× {gpu} 没法训练 {model}：这是只做推理的卡（可接受：能训练的卡，或在这张卡上做推理）",
