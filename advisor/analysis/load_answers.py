@@ -77,13 +77,15 @@ def chunked_prefill(request: AnalysisRequest, model: ModelSpec, catalog: Catalog
 
 
 PROMPT_LADDER = (1024, 4096, 16384, 32768)  # prompt lengths a "TTFT against prompt length" answer simulates
+LONG_PROMPTS = (65536, 131072)  # and these, up to a longer context the workload states
 
 
 def ttft_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, steps: list[Step], ev: Analysis,
                 one: Option | None) -> None:
     """"How does TTFT change with prompt length?": the configuration named (else the lead) at the load asked (one
-    user when none was), simulated at each prompt of `PROMPT_LADDER` that the model's context holds with the answer's
-    output length: `Analysis.ttft_ladder`, the rows in prompt order."""
+    user when none was), simulated at each prompt of `PROMPT_LADDER` (and of `LONG_PROMPTS`) up to the context the
+    person stated, that the model's context holds with the answer's output length: `Analysis.ttft_ladder`, the rows in
+    prompt order."""
     if (at := _asked_at_load(request, catalog, ev, one)) is None:
         return
     asked, gpu, users = at
@@ -92,8 +94,10 @@ def ttft_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
         return
     out = speed_workload(sized).output_tokens or 0
     rows = []
-    for prompt in PROMPT_LADDER:
-        if prompt + out > model.max_context:
+    said = ev.workload.context if "context" in request.stated else None  # "at 16k context": up to it, not past
+    prompts = PROMPT_LADDER + tuple(p for p in LONG_PROMPTS if said and p <= said)
+    for prompt in prompts:
+        if prompt + out > model.max_context or (said and prompt > said):
             break
         longer = replace(sized, prompt_tokens=prompt, output_tokens=out or None,
                          context=max(sized.context, prompt + out))

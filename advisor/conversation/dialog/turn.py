@@ -72,6 +72,7 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from advisor.conversation.session import Conversation
+    from advisor.workload import Workload
     from knowledge.catalog import Catalog
 
 
@@ -296,6 +297,20 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 _SPECULATION = re.compile(r"speculative|spec(?:ulative)?[\s-]*decod\w*|draft[\s-]*model|(?<![a-z])(?:eagle-?\d?|medusa|mtp)(?![a-z])|"
                           r"multi[\s-]*token[\s-]*predict\w*|投机|推测解码|草稿模型")
 # "how does TTFT change with prompt length?", "首字延迟随输入长度怎么变": the load at a ladder of prompt lengths
+LONG_CONTEXT = 8192  # a context said from here up, with a first-token time asked and no prompt: the ladder answers
+
+
+def _ttft_at_long_context(text: str, slots: Slots, workload: Workload) -> bool:
+    """"What TTFT will I get … at 32k context?": a first-token time asked beside a long context said this turn, with
+    no prompt length (a chat turn's 215 tokens would answer something else than the long prompts the context is for),
+    no first-token target, no load ladder and no users asked (those lead with the load): the TTFT by prompt length up
+    to that context answers it."""
+    return (bool(_TTFT_ASKED.search(text.lower())) and not asks("users", text) and slots.ttft_ms is None
+            and slots.context is not None
+            and slots.context >= LONG_CONTEXT and slots.prompt_tokens is None and workload.prompt_tokens is None
+            and not slots.load_ladder)
+
+
 _TTFT_LADDER = re.compile(
     r"(?:ttft|first[\s-]token|latency)[^?.!。？]{0,40}?(?:change|grow|scale|vary|varies|depend|increase|go(?:es)? up)"
     r"[^?.!。？]{0,30}?(?:prompt|input|context)|(?:prompt|input)[\s-]*(?:length|size)s?[^?.!。？]{0,40}?"
@@ -470,7 +485,9 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_e2e=not workload.is_training and asks("e2e", text) and slots.e2e_ms is None,
                                asks_speculation=not workload.is_training and bool(_SPECULATION.search(text.lower())),
                                asks_chunked=not workload.is_training and bool(_CHUNKED.search(text.lower())),
-                               asks_ttft_ladder=not workload.is_training and bool(_TTFT_LADDER.search(text.lower())),
+                               # ("TTFT at 32k context?" with no prompt length: how it grows up to that context)
+                               asks_ttft_ladder=not workload.is_training and (bool(_TTFT_LADDER.search(text.lower()))
+                                                                              or _ttft_at_long_context(text, slots, workload)),
                                frameworks=training_frameworks_compared(text) if workload.is_training else (),
                                tp_compared=tp_degrees_compared(text) if workload.task == "inference" else (),
                                served_formats=workload.task == "inference" and (asks("speed", text) or faster_asked(text)
