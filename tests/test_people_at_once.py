@@ -28,6 +28,8 @@ def _read(text: str, lang: str = "en") -> tuple[int | None, int | None, float | 
     ("A team of 12 using it throughout the day, 2 or 3 at once", "en", 3, 12),
     ("The company has 400 staff but realistically only twenty use it at the same time", "en", 20, 400),
     ("Our 15 engineers use Copilot-style completion all day, maybe 6 at once", "en", 6, 15),
+    ("Only 3 of our 12 analysts use it simultaneously; is a single L40S fine for Llama-3.1-8B?", "en", 3, 12),
+    ("2 out of 10 people at once on Llama-3.1-8B", "en", 2, 10),
     ("团队 40 人，其中 5 个人同时用", "zh", 5, 40),
     ("全公司 300 人，同时用的也就 20 来个", "zh", 20, 300),
     ("全组 20 人，一般也就三四个人同时用", "zh", 4, 20),
@@ -43,6 +45,7 @@ def _read(text: str, lang: str = "en") -> tuple[int | None, int | None, float | 
     ("30 people, 4 GPUs at the same time", "en", None, 30),
     ("Train 2 models at once for a 30 person team", "en", None, 30),
     ("我们有 50 个研发，不会同时用", "zh", None, 50),
+    ("3 of our 8 GPUs are busy at once with Llama-3.1-8B", "en", None, None),  # cards, not people
 ])
 def test_the_people_on_at_once(text: str, lang: str, concurrency: int | None, headcount: int | None) -> None:
     got = _read(text, lang)
@@ -54,6 +57,9 @@ def test_the_people_on_at_once(text: str, lang: str, concurrency: int | None, he
     ("200 employees, about half of them online at peak, Qwen2.5-14B", "en", 0.5),
     ("A 60-person company where maybe one in ten uses it simultaneously", "en", 0.1),
     ("We have 80 developers, 20% use it concurrently", "en", 0.2),
+    ("Half our 60 engineers will hit the code assistant at once. Qwen2.5-Coder-32B on what?", "en", 0.5),
+    ("Around 10 percent of our 2,000 employees will be active at the same time on Llama-3.1-70B", "en", 0.1),
+    ("We have 1 in 5 of 300 users online at peak, Qwen2.5-7B, which GPU?", "en", 0.2),
     ("公司 200 人，大概一半同时在线", "zh", 0.5),
     ("100 个员工，高峰期四分之一同时使用", "zh", 0.25),
     ("500 人，三成同时在线", "zh", 0.3),

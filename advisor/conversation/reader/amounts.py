@@ -11,7 +11,13 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from advisor.conversation.reader.at_once import all_at_once, headcount_at_once, share_at_once, subset_at_once
+from advisor.conversation.reader.at_once import (
+    all_at_once,
+    headcount_at_once,
+    part_of_people,
+    share_at_once,
+    subset_at_once,
+)
 from advisor.conversation.reader.name_index import representative_model
 from advisor.conversation.reader.numbers import (
     BIG_SCALE,
@@ -484,7 +490,10 @@ def read_concurrency(t: Text, slots: Slots) -> None:
             share = pct / 100
             t.consume(m.start(), m.end())
             break
-    said_share = share_at_once(t.s) if share is None else None  # "maybe a quarter are chatting at once"
+    part = part_of_people(t.s)  # "only 3 of our 12 analysts use it simultaneously": 3 of 12
+    if part:
+        t.consume(*part[2])
+    said_share = share_at_once(t.s) if share is None and not part else None  # "maybe a quarter are chatting at once"
     if said_share:
         share = said_share[0]
         t.consume(*said_share[1])
@@ -517,6 +526,8 @@ def read_concurrency(t: Text, slots: Slots) -> None:
                 (values if at_once and share is None else people).append(int(value))
             elif wrong is not None:
                 slots.out_of_range.append(wrong)
+    if part and part[1] in values + people:  # the whole, read as people (at once or not): the part is on at once
+        values, people = [v for v in values if v != part[1]] + [part[0]], [part[1]]
     subset = subset_at_once(t.s, max(people)) if people and not values and share is None else None
     if subset:  # "40 people, 5 of them at the same time": the five are the concurrency
         values.append(subset[0])

@@ -62,10 +62,18 @@ _FRACTION_WORDS = {"half": 0.5, "a half": 0.5, "a quarter": 0.25, "one quarter":
                    "one third": 1 / 3, "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1,
                    "一半": 0.5, "三分之一": 1 / 3, "四分之一": 0.25, "五分之一": 0.2, "十分之一": 0.1}
 _TENTHS_ZH = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+# the people the share is of may be said inside it ("half our 60 engineers", "10 percent of our 2,000 employees"):
+# their number stays for the headcount reader, only the share is taken
+_OF_PEOPLE = (r"(?:(?:of\s+)?(?:our|the|my|their|your|all|all of our|all the)\s+(?:[\d,]+\s+)?|of\s+[\d,]+\s+|"
+              r"of\s+(?:them|those|these|us)\s+)?")
 _SHARE_EN = re.compile(
     r"(?<![a-z])(?P<frac>half|a half|a quarter|one quarter|a third|one third|a fifth|one fifth|a tenth|one tenth|"
-    rf"one (?:in|out of) (?P<den>\d+|{_EN_COUNT})|(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent))\s+"
-    rf"(?:of\s+(?:them|those|these|us|the\s+[a-z]+)\s+)?{_GAP_EN}{_AT_EN}")
+    rf"(?:one|1) (?:in|out of) (?P<den>\d+|{_EN_COUNT})|(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent))\s+"
+    rf"{_OF_PEOPLE}(?:(?!{_NOT_PEOPLE}(?![a-z]))[a-z'’]+\s+){{0,7}}?{_AT_EN}")
+# "only 3 of our 12 analysts use it simultaneously", "2 out of 10 people at once": the part and the whole
+_PART_OF = re.compile(
+    rf"(?<![\d.,])(?<!in )(?<!of )(?P<num>{DIGITS}|{_EN_COUNT})\s+(?:out\s+)?of\s+(?:(?:our|the|my|their|your|all|those|these)\s+)?"
+    rf"(?P<total>{DIGITS}|{_EN_COUNT})\s+(?:(?!{_NOT_PEOPLE}(?![a-z]))[a-z'’-]+\s+){{1,7}}?{_AT_EN}")
 _SHARE_ZH = re.compile(
     r"(?P<frac>一半|三分之一|四分之一|五分之一|十分之一|(?P<tenths>[一二两三四五六七八九])成|(?P<pct>\d+(?:\.\d+)?)\s*[%％])\s*(?:的)?\s*"
     rf"(?:人|用户|员工|同事|学生|客户)?\s*(?:会)?\s*{_AT_ZH}")
@@ -96,7 +104,8 @@ def subset_at_once(s: str, people: int) -> tuple[int, tuple[int, int]] | None:
 
 def share_at_once(s: str) -> tuple[float, tuple[int, int]] | None:
     """The share of the people said to be on at once ("a quarter are chatting at once" → 0.25, "one in ten uses
-    it simultaneously" → 0.1, "大概一半同时在线" → 0.5) and its span; None when none is said."""
+    it simultaneously" → 0.1, "10 percent of our 2,000 employees will be active" → 0.1, "大概一半同时在线" → 0.5) and
+    the span of the share's words (the people's number stays to be read); None when none is said."""
     for rx in (_SHARE_EN, _SHARE_ZH):
         m = rx.search(s)
         if m is None:
@@ -112,8 +121,20 @@ def share_at_once(s: str) -> tuple[float, tuple[int, int]] | None:
         else:
             value = _FRACTION_WORDS.get(re.sub(r"\s+", " ", m.group("frac")))
         if value is not None and 0 < value <= 1:
-            return value, m.span()
+            return value, m.span("frac")
     return None
 
 
-__all__ = ["all_at_once", "headcount_at_once", "share_at_once", "subset_at_once"]
+def part_of_people(s: str) -> tuple[int, int, tuple[int, int]] | None:
+    """(part, whole, the part's span) when some of the people are said to be on at once as a part of them ("only 3
+    of our 12 analysts use it simultaneously" → 3 of 12); None otherwise, or when the part is not the smaller."""
+    m = _PART_OF.search(s)
+    if m is None:
+        return None
+    part, whole = to_number(m.group("num")), to_number(m.group("total"))
+    if part is None or whole is None or not 1 <= part < whole:
+        return None
+    return int(part), int(whole), m.span("num")
+
+
+__all__ = ["all_at_once", "headcount_at_once", "part_of_people", "share_at_once", "subset_at_once"]
