@@ -95,8 +95,7 @@ def ttft_ladder(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     out = speed_workload(sized).output_tokens or 0
     rows = []
     said = ev.workload.context if "context" in request.stated else None  # "at 16k context": up to it, not past
-    prompts = PROMPT_LADDER + tuple(p for p in LONG_PROMPTS if said and p <= said)
-    for prompt in prompts:
+    for prompt in PROMPT_LADDER + (LONG_PROMPTS if said else ()):
         if prompt + out > model.max_context or (said and prompt > said):
             break
         longer = replace(sized, prompt_tokens=prompt, output_tokens=out or None,

@@ -176,13 +176,14 @@ def layouts_for(search: Search, count: int, nodes: int) -> list[Layout]:
     if search.workload.is_training:
         layouts = training_layouts(search.workload, count, nodes)
         return [lay for lay in layouts if lay.offload == "none"] if search.constraints.no_offload else layouts
-    out = inference_layouts(search.model, count, nodes, search.workload.concurrency)
-    whole = _whole_group(search.model, count, nodes)
-    if whole is not None and (not out or out[-1].tp * out[-1].pp < count):
-        out.append(whole)  # tried when the replicas above cannot hold the model
     pins = search.workload.pinned_layout
     if pins is not None and pins.dp:  # "4 replicas": that many copies, each count ÷ 4 GPUs
         out = replica_layouts(search.model, count, nodes, pins.dp)
+    else:
+        out = inference_layouts(search.model, count, nodes, search.workload.concurrency)
+        whole = _whole_group(search.model, count, nodes)
+        if whole is not None and (not out or out[-1].tp * out[-1].pp < count):
+            out.append(whole)  # tried when the replicas above cannot hold the model
     if pins is not None and (pins.tp or pins.pp):  # "with TP 4": the served group the person runs
         return pinned_serving(search.model, count, nodes, pins.tp, pins.pp, out)
     return out
@@ -192,13 +193,12 @@ def replica_layouts(model: ModelSpec, count: int, nodes: int, replicas: int) -> 
     """`count` GPUs served as `replicas` copies of the model ("4 replicas of Llama 70B on H100"; vLLM's data-parallel
     deployment, one engine per copy): each copy's count ÷ replicas GPUs as one group, TP over them where the heads
     allow it and they sit in one server, else layers split (`_whole_group`); none when the count does not divide."""
-    per_copy = count // replicas
+    per_copy, per_node = count // replicas, max(1, count // max(nodes, 1))
     if count % replicas or per_copy < 1:
         return []
-    in_server = per_copy <= max(1, count // max(nodes, 1))
-    if per_copy == 1 or (in_server and valid_tp(model, per_copy)):
+    if per_copy == 1 or (per_copy <= per_node and valid_tp(model, per_copy)):
         return [Layout(count=count, nodes=nodes, tp=per_copy, pp=1)]
-    group = _whole_group(model, per_copy, max(1, -(-per_copy // max(1, count // max(nodes, 1)))))
+    group = _whole_group(model, per_copy, -(-per_copy // per_node))  # a copy over as many servers as it spans
     return [Layout(count=count, nodes=nodes, tp=group.tp, pp=group.pp)] if group is not None else []
 
 

@@ -296,7 +296,7 @@ def _tokens_not_size(slots: Slots, state: DialogState) -> None:
 # "does speculative decoding help?", "with EAGLE / MTP / a draft model", "投机解码能快多少": the load with and without it
 _SPECULATION = re.compile(r"speculative|spec(?:ulative)?[\s-]*decod\w*|draft[\s-]*model|(?<![a-z])(?:eagle-?\d?|medusa|mtp)(?![a-z])|"
                           r"multi[\s-]*token[\s-]*predict\w*|投机|推测解码|草稿模型")
-# "how does TTFT change with prompt length?", "首字延迟随输入长度怎么变": the load at a ladder of prompt lengths
+
 LONG_CONTEXT = 8192  # a context said from here up, with a first-token time asked and no prompt: the ladder answers
 
 
@@ -306,11 +306,11 @@ def _ttft_at_long_context(text: str, slots: Slots, workload: Workload) -> bool:
     no first-token target, no load ladder and no users asked (those lead with the load): the TTFT by prompt length up
     to that context answers it."""
     return (bool(_TTFT_ASKED.search(text.lower())) and not asks("users", text) and slots.ttft_ms is None
-            and slots.context is not None
-            and slots.context >= LONG_CONTEXT and slots.prompt_tokens is None and workload.prompt_tokens is None
+            and (slots.context or 0) >= LONG_CONTEXT and slots.prompt_tokens is None and workload.prompt_tokens is None
             and not slots.load_ladder)
 
 
+# "how does TTFT change with prompt length?", "首字延迟随输入长度怎么变": the load at a ladder of prompt lengths
 _TTFT_LADDER = re.compile(
     r"(?:ttft|first[\s-]token|latency)[^?.!。？]{0,40}?(?:change|grow|scale|vary|varies|depend|increase|go(?:es)? up)"
     r"[^?.!。？]{0,30}?(?:prompt|input|context)|(?:prompt|input)[\s-]*(?:length|size)s?[^?.!。？]{0,40}?"

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 
-from advisor.conversation.reader.numbers import DIGITS, to_number
+from advisor.conversation.reader.numbers import DIGITS, cn_int, to_number
 from advisor.conversation.reader.text import NUM
+from advisor.conversation.reader.usage_share import FRACTIONS
 
 # the simultaneity said after a number or a share
 _AT_EN = (r"(?:at (?:the same time|once|one time|any (?:given |one )?(?:time|moment)|peak)|simultaneously|concurrently|"
@@ -58,10 +59,6 @@ _SUBSET = [
                rf"(?P<num>{NUM})\s*(?:来|多|左右)?\s*(?:个|名|位|人)"),
 ]
 
-_FRACTION_WORDS = {"half": 0.5, "a half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "a third": 1 / 3,
-                   "one third": 1 / 3, "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1,
-                   "一半": 0.5, "三分之一": 1 / 3, "四分之一": 0.25, "五分之一": 0.2, "十分之一": 0.1}
-_TENTHS_ZH = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # the people the share is of may be said inside it ("half our 60 engineers", "10 percent of our 2,000 employees"):
 # their number stays for the headcount reader, only the share is taken
 _OF_PEOPLE = (r"(?:(?:of\s+)?(?:our|the|my|their|your|all|all of our|all the)\s+(?:[\d,]+\s+)?|of\s+[\d,]+\s+|"
@@ -117,9 +114,10 @@ def share_at_once(s: str) -> tuple[float, tuple[int, int]] | None:
             den = to_number(groups["den"])
             value = 1 / den if den else None
         elif groups.get("tenths"):
-            value = _TENTHS_ZH[groups["tenths"]] / 10
+            tenths = cn_int(groups["tenths"])
+            value = tenths / 10 if tenths else None
         else:
-            value = _FRACTION_WORDS.get(re.sub(r"\s+", " ", m.group("frac")))
+            value = FRACTIONS.get(re.sub(r"\s+", " ", m.group("frac")))
         if value is not None and 0 < value <= 1:
             return value, m.span("frac")
     return None

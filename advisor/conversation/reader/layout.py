@@ -30,8 +30,15 @@ _NAMES = {
     "ep": rf"(?<![a-z])ep(?![a-z]){_SIZE}|experts?{_PAR}|专家并行(?:度)?",
     "dp": rf"(?<![a-z])dp(?![a-z]){_SIZE}|data{_PAR}|数据并行(?:度)?",
 }
-_WORD_NUM = r"two|four|eight|sixteen"
-_N = rf"(?P<n>(?<![\d.])\d{{1,6}}(?!\d|\.\d)|(?<![零〇一二两三四五六七八九十百千万])[一二两四八十六]+(?![零〇一二三四五六七八九十百千万亿])|(?<![a-z])(?:{_WORD_NUM})(?![a-z]))"
+
+
+def _number(words: str) -> str:
+    """A degree's number, named `n`: digits, a Chinese numeral of the usual degrees, or one of the English `words`."""
+    return (rf"(?P<n>(?<![\d.])\d{{1,6}}(?!\d|\.\d)|(?<![零〇一二两三四五六七八九十百千万])[一二两四八十六]+"
+            rf"(?![零〇一二三四五六七八九十百千万亿])|(?<![a-z])(?:{words})(?![a-z]))")
+
+
+_N = _number("two|four|eight|sixteen")
 # a degree is no amount with a unit after it ("TP 8 H100s", "a pipeline of 2 TB", "流水线 3 万条")
 _NOT_COUNT = (r"(?!\s*(?:x\s*)?(?:gpus?|cards?|nodes?|servers?|张|块|卡|台|[ahbl]\d{2,3}|%|[kmbt]\b|[kmgt]i?b|g\b|"
               r"tokens?|ms\b|users?|requests?|samples?|docs?|documents?|万|亿|千|条|个|人|小时|天|秒))")
@@ -39,7 +46,7 @@ _LINK = r"\s*(?:=|:|：|of|is|at|to|as|为|是|设为|设成|设置为|设置成
 _AFTER = {k: re.compile(rf"(?:{names}){_LINK}{_N}{_NOT_COUNT}") for k, names in _NAMES.items()}
 # "8-way TP", "8 路张量并行", "a 4-stage pipeline", "4 级流水线", "4 pipeline stages"
 _BEFORE = {k: re.compile(rf"{_N}\s*(?:-\s*)?(?:way|路)\s*(?:of\s+)?(?:{names})") for k, names in _NAMES.items()}
-_N_COPIES = _N.replace(_WORD_NUM, "two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen")
+_N_COPIES = _number("two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen")
 # copies of the model served side by side ("4 replicas", "two copies of the model", "4 个副本", "副本数 4"): the
 # serving DP (vLLM --data-parallel-size); "from 2 to 4 replicas" is the 4
 _REPLICAS = [

@@ -94,14 +94,14 @@ def read_capacity(t: Text, slots: Slots) -> None:
 # format: the model match stops before it so the precision patterns still read it
 _MODEL_PRECISION_SUFFIX = re.compile(SEP + r"(?:awq|gptq|gguf|int4|int8|fp8)(?![a-z0-9])")
 _DISTILL = re.compile(r"蒸馏|distill")
+_FAMILIES = r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
 _FAMILY_SIZE = re.compile(
-    r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
+    _FAMILIES +
     rf"[\s\-_]*(?:(?P<ver>\d+\.\d+)[\s\-_]*|(?P<ver2>\d+)[\s\-_]+)?(?:模型)?[\s\-_]*(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])")
 # the size before the family ("a 70B like Llama 3.1", "the 8B Llama 3", "72B 的 Qwen2.5")
 _SIZE_FAMILY = re.compile(
     rf"(?<![\w.])(?P<num>{DIGITS})\s*(?P<unit>b|亿)(?![a-z0-9])\s*(?:-?\s*(?:param(?:eter)?s?|参数)\s*)?(?:model\s*|模型\s*)?"
-    r"(?:like|such as|as|from|of|version of|的|版)?\s*(?:the\s+)?"
-    r"(?P<fam>llama|羊驼|通义千问|千问|qwen|deepseek|mistral|mixtral|gemma|chatglm|glm|baichuan|百川|yi|phi)"
+    r"(?:like|such as|as|from|of|version of|的|版)?\s*(?:the\s+)?" + _FAMILIES +
     r"[\s\-_]*(?:(?P<ver>\d+\.\d+)|(?P<ver2>\d+))?(?![\d.]|\s*(?:b|亿)(?![a-z]))")
 _MODEL_LIKE = re.compile(r"(?<![a-z])(?:llama|qwen|deepseek|mistral|mixtral|gemma|glm|baichuan|gpt(?!q)|claude|falcon|"
                          r"bloom|opt(?=[\s\-_]*\d)|internlm|minicpm|kimi|ernie|文心|grok|minimax|hunyuan|混元|olmo|falcon|豆包|doubao|"

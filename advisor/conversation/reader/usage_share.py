@@ -47,9 +47,11 @@ _MATTER = re.compile(r"(?<![a-z])(?:rent\w*|buy\w*|purchas\w*|own\w*|lease|cloud
                      r"租|买|购|自建|回本|划算|上云|云上|成本")
 # "finish in half the time", "用一半时间训完": a faster run, not the time in use
 _FASTER = re.compile(r"(?:in|within|takes?|taking|took|finish\w*|done|用|花|只要|只需)\s*$")
-_FRACTIONS = {"half": 0.5, "一半": 0.5, "a third": 1 / 3, "one third": 1 / 3, "三分之一": 1 / 3, "two thirds": 2 / 3,
-              "三分之二": 2 / 3, "a quarter": 0.25, "one quarter": 0.25, "四分之一": 0.25, "three quarters": 0.75,
-              "四分之三": 0.75}
+# the value of each fraction said in words (also read by reader.at_once for the share of people on at once)
+FRACTIONS = {"half": 0.5, "a half": 0.5, "一半": 0.5, "a third": 1 / 3, "one third": 1 / 3, "三分之一": 1 / 3,
+             "two thirds": 2 / 3, "三分之二": 2 / 3, "a quarter": 0.25, "one quarter": 0.25, "四分之一": 0.25,
+             "three quarters": 0.75, "四分之三": 0.75, "a fifth": 0.2, "one fifth": 0.2, "五分之一": 0.2,
+             "a tenth": 0.1, "one tenth": 0.1, "十分之一": 0.1}
 
 
 class Share(Value):
@@ -74,7 +76,7 @@ def _amount(phrase: str) -> float | None:
         raw = m.group("tenths")
         n = float(raw) if raw.isdigit() else cn_int(raw)
         return None if n is None else n / 10
-    return _FRACTIONS.get(re.sub(r"\s+", " ", m.group("frac") or ""))
+    return FRACTIONS.get(re.sub(r"\s+", " ", m.group("frac") or ""))
 
 
 def read_share(s: str) -> Share | None:
@@ -95,4 +97,4 @@ def read_share(s: str) -> Share | None:
     return None
 
 
-__all__ = ["Share", "read_share"]
+__all__ = ["FRACTIONS", "Share", "read_share"]
