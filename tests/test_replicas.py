@@ -22,6 +22,7 @@ CAT = load_catalog()
     ("Llama-3.1-70B 部署 4 个副本，需要多少张 H100？", "zh", 4),
     ("把副本从 2 个扩到 4 个，需要多少张 H100？模型是 Llama-3.1-70B", "zh", 4),
     ("副本数 6，Qwen2.5-7B，用 L20", "zh", 6),
+    ("Qwen2.5-72B 要部署三个副本，用 H20 需要多少张？", "zh", 3),
 ])
 def test_replicas_read(text: str, lang: str, replicas: int) -> None:
     slots = extract(text, CAT, lang=lang)

@@ -50,10 +50,13 @@ _SUBSET = [
     # "5 of them at the same time", "only about 5 use the chatbot at once", "3 or 4 concurrently", "30 are using
     # it at any given time"
     re.compile(rf"(?<![\d.,])(?P<num>{DIGITS}|{_EN_COUNT})(?:\s*(?:or|to|-|–|~)\s*(?P<num2>{DIGITS}|{_EN_COUNT}))?"
-               rf"(?:\s*(?:or so|ish|-ish))?\s+(?:of\s+(?:them|those|these|us|the\s+[a-z]+)\s+)?{_GAP_EN}{_AT_EN}"),
+               rf"(?:\s*(?:or so|ish|-ish))?,?\s+(?:of\s+(?:them|those|these|us|the\s+[a-z]+)\s+)?{_GAP_EN}{_AT_EN}"),
     # "其中 5 个人同时用", "5 个同时在线"
     re.compile(rf"(?:其中|里面|当中|里头)?\s*(?:大概|约|大约|最多|也就|只有|差不多)?\s*(?P<num>{NUM})\s*(?:来|多|左右)?\s*"
                rf"(?:个|名|位)?\s*(?:人|用户|同事|员工|学生)?\s*(?:会)?\s*{_AT_ZH}"),
+    # "同一时间顶多三四个在用", "同时最多 5 个人在线"
+    re.compile(rf"{_AT_ZH}\s*(?:也就|顶多|最多|大概|约|只有|差不多|不超过|一般)?\s*(?P<num>{NUM})\s*(?:来|多|左右)?\s*"
+               r"(?:个|名|位)\s*(?:人)?\s*(?:在用|在线|用)"),
     # "同时用的也就 20 来个", "在线的大概 30 人"
     re.compile(rf"{_AT_ZH}\s*(?:用|使用|访问|在线)?\s*的\s*(?:人)?\s*(?:数)?\s*(?:也就|大概|约|只有|差不多|最多|不超过|就)?\s*"
                rf"(?P<num>{NUM})\s*(?:来|多|左右)?\s*(?:个|名|位|人)"),

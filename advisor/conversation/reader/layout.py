@@ -32,9 +32,9 @@ _NAMES = {
 }
 
 
-def _number(words: str) -> str:
-    """A degree's number, named `n`: digits, a Chinese numeral of the usual degrees, or one of the English `words`."""
-    return (rf"(?P<n>(?<![\d.])\d{{1,6}}(?!\d|\.\d)|(?<![零〇一二两三四五六七八九十百千万])[一二两四八十六]+"
+def _number(words: str, zh: str = "一二两四八十六") -> str:
+    """A degree's number, named `n`: digits, a Chinese numeral of the characters `zh`, or one of the English `words`."""
+    return (rf"(?P<n>(?<![\d.])\d{{1,6}}(?!\d|\.\d)|(?<![零〇一二两三四五六七八九十百千万])[{zh}]+"
             rf"(?![零〇一二三四五六七八九十百千万亿])|(?<![a-z])(?:{words})(?![a-z]))")
 
 
@@ -46,7 +46,8 @@ _LINK = r"\s*(?:=|:|：|of|is|at|to|as|为|是|设为|设成|设置为|设置成
 _AFTER = {k: re.compile(rf"(?:{names}){_LINK}{_N}{_NOT_COUNT}") for k, names in _NAMES.items()}
 # "8-way TP", "8 路张量并行", "a 4-stage pipeline", "4 级流水线", "4 pipeline stages"
 _BEFORE = {k: re.compile(rf"{_N}\s*(?:-\s*)?(?:way|路)\s*(?:of\s+)?(?:{names})") for k, names in _NAMES.items()}
-_N_COPIES = _number("two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen")
+# copies come in any number ("三个副本"), degrees in the usual powers of two
+_N_COPIES = _number("two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen", "一二两三四五六七八九十")
 # copies of the model served side by side ("4 replicas", "two copies of the model", "4 个副本", "副本数 4"): the
 # serving DP (vLLM --data-parallel-size); "from 2 to 4 replicas" is the 4
 _REPLICAS = [
@@ -54,7 +55,7 @@ _REPLICAS = [
     re.compile(rf"(?:副本|实例)[^，。？！?!,;；]{{0,10}}?(?:扩到|扩成|扩容到|增加到|加到|提到|提高到|改成|改为|调到|变成)\s*{_N}"),
     re.compile(rf"{_N_COPIES}\s*(?:(?:model|serving|inference|vllm|sglang|independent|separate|identical|full)\s+)?"
                r"(?:replicas|copies|instances)(?![a-z])(?!\s+of\s+(?:the\s+)?(?:data|dataset|documents?|files?))"),
-    re.compile(rf"{_N}\s*(?:个|份|套)\s*(?:模型\s*)?(?:副本|实例)"),
+    re.compile(rf"{_N_COPIES}\s*(?:个|份|套)\s*(?:模型\s*)?(?:副本|实例)"),
     re.compile(rf"(?:副本|实例)数?\s*(?:为|是|=|:|：|改成|改为|扩到|扩成|增加到|加到|到)?\s*{_N}(?!\s*(?:张|块|卡))"),
 ]
 _STAGES = re.compile(rf"{_N}\s*(?:-\s*)?(?:stages?\s*(?:of\s*)?pipeline|pipeline[\s-]*stages|(?:级|段|个阶段|阶段)\s*(?:的)?\s*流水线)")
