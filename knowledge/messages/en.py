@@ -747,6 +747,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.buy_as_asked": " To run it at {fmt} as asked you would buy: {name} fits it.",
     "screen.twin_raised": " The same machine with more memory, {name}, holds it once macOS gives the GPU more of its memory: {need} needed, {usable} by default; `sudo sysctl iogpu.wired_limit_mb={mb}` raises it until the next reboot.",
     "screen.twin_fits": " The same card with more memory, {name}, holds it: {need} needed per GPU of {usable} usable.",
+    "screen.twin_fits_speed": " The same card with more memory, {name}, holds it ({need} needed per GPU of {usable} usable) and runs it at about {per} per user.",
     "screen.other_fits": " {name} fits it ({lay}).",
     "screen.unknown_card.training": "No verdict on the {asked}. What can be said is what the job needs: {task} of {model} at {fmt} needs about {total} with its gradients, optimizer states, activations and runtime (weights {weights}), on one device or spread over several.",
     "screen.unknown_card": "No verdict on the {asked}. What can be said is what the job needs: {model} at {fmt} needs about {total} with its KV cache and runtime (weights {weights}), so a single card needs more usable memory than that.",

@@ -743,6 +743,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.buy_as_asked": "要按 {fmt} 原样跑，得另买：{name} 放得下。",
     "screen.twin_raised": "内存更大的同款机器 {name} 在调高系统分给 GPU 的内存上限后能放下：需要 {need}，默认可用 {usable}；`sudo sysctl iogpu.wired_limit_mb={mb}` 可调高（重启后恢复）。",
     "screen.twin_fits": "同款更大显存的 {name} 放得下：每卡需要 {need}，可用 {usable}。",
+    "screen.twin_fits_speed": "同款更大显存的 {name} 放得下（每卡需要 {need}，可用 {usable}），每路约 {per}。",
     "screen.other_fits": "{name} 放得下（{lay}）。",
     "screen.unknown_card.training": "关于 {asked} 没有结论。能说的是这项任务本身的需求：{model} 的{task}（{fmt}）连同梯度、优化器状态、激活和运行时约需 {total}（权重 {weights}），可放在一张卡上，也可分摊到多张卡。",
     "screen.unknown_card": "关于 {asked} 没有结论。能算的是任务本身：{model}（{fmt}）连同 KV 缓存和运行时约需 {total}（其中权重 {weights}），一张卡的可用显存要比这多才能单卡放下。",

@@ -110,6 +110,8 @@ _HOW_MANY = re.compile(r"几张|多少张|几块|多少块|几台|多少台|几�
                        r"(?![a-z])")
 # "how many users can it serve / 能服务多少人": the most concurrent sequences of a configuration (a how_many answer)
 _HOW_MANY_USERS = re.compile(r"多少人|多少个人|多少用户|多少路|多少并发|几路|几个人|最大并发|并发上限|并发(?:能|可以)?(?:到|开到)?多少|"
+                             # "最多几个并发", "能开几个会话", "并发能到几个": a count of users or sessions asked with 几
+                             r"几个?(?:并发|用户|会话|连接)|多少个?(?:会话|连接)|并发(?:最多)?(?:能|可以)?(?:到|开到|开|跑|上)?几个?(?![\u4e00-\u9fff])|"
                              # "能同时服务多少个 Qwen2.5-14B 用户", "同时支持多少": users, the model named between
                              r"同时(?:服务|支持|接待|容纳)(?:多少|几)|多少个\s*[a-z0-9.\-_]{0,25}\s*用户|"
                              r"(?:撑|扛|带|承载|支撑)(?:得住)?(?:多少|几)|(?<![a-z])how many (?:users|people|"

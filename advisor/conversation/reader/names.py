@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from advisor.conversation.reader import constraints as reading
+from advisor.conversation.reader.count_pairs import read_count_pairs
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.inline_specs import read_bandwidth, read_user_model
 from advisor.conversation.reader.name_index import FAMILY_WORDS, SEP, build_index, gpu_key, representative_model
@@ -317,61 +318,6 @@ _SELLING = words(zh=r"卖|销售|报价|供货|出售|可提供|能提供|提供
 _CLAUSE = re.compile(r"[,.;!?，。；！？\n]|(?<![a-z])and(?![a-z])|但是|不过|\bbut\b|想|want|plan")
 
 
-# "from 512 to 1024 H100s", "512 张还是 1024 张 H100", "8 or 16 A100s": a second count of the card named after it
-_COUNT_THEN_COUNT = re.compile(r"(?:from\s+)?(?<![\d.])(?P<a>\d{1,5})\s*(?:张|块|台|x)?\s*(?:to|->|→|vs\.?|versus|or|and|"
-                               r"和|或者?|还是|到|变成|换成|增加到|加到|扩到|扩容到)\s*$")
-
-
-# "8 张 H100 … 和 16 张比", "8 H100s or 16 GPUs?": another count of the card named, said after it with a comparison
-_THEN_COUNT = re.compile(r"^[^?？。!！]{0,24}?(?:和|跟|与|还是|或者?|对比|比起?|换成|vs\.?|versus|or|compared (?:to|with)|against)\s*"
-                         r"(?P<b>\d{1,5})\s*(?:张|块|台|卡|gpus?(?![a-z])|cards?(?![a-z])|of them(?![a-z]))")
-
-
-def _count_after_count(t: Text, slots: Slots) -> None:
-    """A count said with a comparison after one named card and its count, with a card unit and no card of its own
-    ("8 张 H100 训练 8B 和 16 张比", "8 H100s or 16 GPUs"), is a second configuration of that card."""
-    low = t.original.lower()
-    for c in list(slots.candidates):
-        if c.count is None or not c.text or len(slots.candidates) >= 4:
-            continue
-        at = low.find(c.text.lower())
-        m = _THEN_COUNT.search(low[at + len(c.text):at + len(c.text) + 60]) if at >= 0 else None
-        if m is None:
-            continue
-        n = int(m.group("b"))
-        if 1 <= n <= 100_000 and n != c.count and not any(x.gpu == c.gpu and x.count == n for x in slots.candidates):
-            slots.candidates.append(GpuMention(gpu=c.gpu, count=n, text=m.group(0).strip()))
-
-
-def _count_before_count(t: Text, slots: Slots) -> None:
-    """A count said just before another count of a named card ("double from 512 to 1024 H100s") is a second
-    configuration of that card."""
-    low = t.original.lower()
-    for c in list(slots.candidates):
-        if c.count is None or not c.text or len(slots.candidates) >= 4:
-            continue
-        at = low.find(c.text.lower())
-        m = _COUNT_THEN_COUNT.search(low[max(0, at - 40):at]) if at > 0 else None
-        if m is None:
-            continue
-        start = max(0, at - 40) + m.start("a")
-        if any(x is not c and x.text and _covers(low, x.text.lower(), start) for x in slots.candidates):
-            continue  # "a 4090 and 2 3090s": that number is another card's name
-        n = int(m.group("a"))
-        if 1 <= n <= 100_000 and n != c.count and not any(x.gpu == c.gpu and x.count == n for x in slots.candidates):
-            slots.candidates.insert(slots.candidates.index(c), GpuMention(gpu=c.gpu, count=n, text=m.group(0).strip()))
-
-
-def _covers(text: str, part: str, at: int) -> bool:
-    """Whether an occurrence of `part` in `text` spans position `at`."""
-    i = text.find(part)
-    while i >= 0:
-        if i <= at < i + len(part):
-            return True
-        i = text.find(part, i + 1)
-    return False
-
-
 def read_gpus(t: Text, slots: Slots, catalog: Catalog) -> None:
     """Catalog GPUs with the count said beside them: the first owned one is `existing` (unless the message is
     about selling), the others `candidates`; ruled-out ones go to `excluded`, GPU-like words the catalog lacks to
@@ -392,9 +338,7 @@ def read_gpus(t: Text, slots: Slots, catalog: Catalog) -> None:
             same.count = mention.count  # "RTX 4090 有 24GB … 一张 4090 够吗": the count comes later
         elif mention.count is not None and mention.count != same.count and len(slots.candidates) < 4:
             slots.candidates.append(mention)  # "8 H100 vs 16 H100": two counts of one card, each a configuration
-    _count_before_count(t, slots)
-    if len(slots.candidates) == 1:  # "8 张 H100 … 和 16 张比": a second count of the one card named
-        _count_after_count(t, slots)
+    read_count_pairs(t, slots)
     for m in _GPU_LIKE.finditer(t.s):  # "RTX 9090", "H300"
         if re.fullmatch(r"[bm]\d{1,2}", m.group(0)):  # "b1", "m2" are not GPUs (B200, B300 are)
             continue

@@ -363,6 +363,9 @@ def _twin_sentence(ev: Any, book: Book, lang: str) -> str:
         mb = raised_share_mb(load_catalog().gpu(twin.gpu), twin.per_gpu.total.n)
         if mb is not None:
             return t("screen.twin_raised", lang, name=opt_name(twin, book), need=need, usable=usable, mb=mb)
+    speed = user_speed(twin, book) if getattr(ev, "asks_speed", False) else None
+    if speed is not None:  # "Qwen3-235B on a Mac Studio M3 Ultra: tokens per second?": the speed on the one that holds it
+        return t("screen.twin_fits_speed", lang, name=opt_name(twin, book), need=need, usable=usable, per=speed[0])
     return t("screen.twin_fits", lang, name=opt_name(twin, book), need=need, usable=usable)
 
 
