@@ -46,6 +46,17 @@ _CONTEXT_DEFAULT = int(str(DEFAULT_CONTEXT))
 # memory is still sized for whole-context sequences; only speed, time to first token and load use these.
 CHAT_PROMPT_TOKENS = 215
 CHAT_OUTPUT_TOKENS = 195
+# a batch job that classifies, labels or scores each item answers with a label, not a chat turn: a class name or a
+# short JSON object ({"label": "billing"}) is a few to a dozen tokens with its end token; 16 is the assumption stated
+# with the answer (a judgment, not a measurement), replaced by any length the person says
+LABEL_OUTPUT_TOKENS = 16
+
+
+def job_answer_tokens(kind: str, prompt: int) -> int:
+    """The answer length of a batch job's item by what the job makes of it, when no length was said: a label
+    (LABEL_OUTPUT_TOKENS) or a translation, as long as its source (a judgment stated with the answer: tokens per
+    sentence differ by language pair and tokenizer)."""
+    return LABEL_OUTPUT_TOKENS if kind == "label" else prompt
 
 
 def request_lengths(context: int, prompt: int | None, output: int | None) -> tuple[int, int]:

@@ -418,7 +418,8 @@ def test_a_batch_job_asks_its_answers_length_and_a_reply_recomputes_it() -> None
     """No users to ask about in a batch job: the follow-up asks the answers' length, and the bare reply recomputes
     the job's time (shorter answers, more requests at once, less time); "on an L4?" keeps the job."""
     c = Conversation(driver="deterministic", lang="en")
-    first = c.respond("Classify 200k support tickets with Llama-3.1-8B, about 500 tokens each. How long on one H100?")
+    # (a classification's answers are labels, assumed short and said so: test_job_answer_lengths)
+    first = c.respond("Process 200k support tickets with Llama-3.1-8B, about 500 tokens each. How long on one H100?")
     assert "output length" in first.answer.split("Next question:")[1][:120]
     hours = number(r"take about ([\d.]+) hours", first.answer)
     short = first_paragraph(c.respond("10").answer)

@@ -89,6 +89,7 @@ class AnalysisRequest(Frozen):
     asks_plan: bool = False  # "what global batch and parallelism?": the planned run's layout and batch
     rate_period_s: Annotated[int, Meta(ge=1, le=86400)] = 1  # the period the rate is asked in: 60 "per minute"
     asks_train_speed: bool = False  # training: "tokens/s per GPU?", "what MFU?"
+    asks_mfu: bool = False  # training: "what MFU?" (the utilisation opens the throughput answer)
     asks_servers: bool = False  # "how many servers / 几台服务器?": the count in servers
     asks_link: bool = False  # "do I need NVLink?": the link's share of a step (advisor.analysis.interconnect)
     asks_fabric: bool = False  # "do I need InfiniBand?": the training run over 100 GbE between servers (analysis.fabric)

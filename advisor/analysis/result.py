@@ -191,6 +191,7 @@ class Analysis(msgspec.Struct):
     asks_plan: bool = False  # "what global batch and parallelism would you use?": the planned layout and batch
     asks_full_load: bool = False  # "… at full load?": the figures at the most sequences the cards hold
     asks_train_speed: bool = False  # a training job's "tokens/s per GPU?" / "what MFU?": the throughput first
+    asks_mfu: bool = False  # "what MFU?": the utilisation before the tokens/s
     asks_servers: bool = False  # "how many servers / 几台": the count in servers first
     pinned: PinnedNote | None = None  # a layout the user pinned: kept or refused (advisor.analysis.pinned_layout)
     count_card: str = ""  # a count said with no card: the card it was answered on (advisor.analysis.evaluate.count_said)

@@ -75,8 +75,10 @@ def most_sequences(est: MemoryEstimate, w: Workload, gpu: GpuSpec, replicas: int
     next to the weights and the activations of the asked load only bounds the search,
         hi = min(MAX_SEQUENCES_SEARCH, 2 · max(⌊free / (kv_bytes_per_token · context)⌋, concurrency) + 16),
         free = usable − (per-GPU total − KV cache),
-    because the activations (prefill chunk, logits of every sequence) grow with the load too."""
+    because the activations (prefill chunk, logits of every sequence) grow with the load too. Each probe is c
+    sequences in all (its batch no larger: a serving batch said, "at batch 256", is that load, not a floor under it)."""
     per_seq = est.kv_bytes_per_token * w.context
     free = est.usable_bytes(gpu) - (est.per_gpu.total - est.per_gpu.kv_cache)
     bound = max(int(free // per_seq) if per_seq else 0, w.concurrency)
-    return replicas * largest(lambda c: fits(concurrency=c), min(MAX_SEQUENCES_SEARCH, 2 * bound + 16))
+    return replicas * largest(lambda c: fits(concurrency=c, batch=min(w.batch, c)),
+                              min(MAX_SEQUENCES_SEARCH, 2 * bound + 16))

@@ -28,7 +28,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      asks_monthly: bool = False, asks_fabric: bool = False,
                      asks_kv_token: bool = False, asks_kv_capacity: bool = False, asks_tokens_per_day: bool = False,
                      asks_power: bool = False, asks_launch: bool = False,
-                     asks_train_speed: bool = False, asks_full_load: bool = False,
+                     asks_train_speed: bool = False, asks_mfu: bool = False, asks_full_load: bool = False,
                      asks_rps: bool = False, asks_p99: bool = False, asks_fits: bool = False, asks_oom: bool = False,
                      rate_period_s: int = 1, asks_e2e: bool = False, asks_plan: bool = False,
                      asks_ttft: bool = False, asks_speculation: bool = False, asks_chunked: bool = False,
@@ -54,7 +54,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         and not s.existing and not s.candidates and s.device is None else None,  # "two 24GB cards"
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,
         asks_fabric=asks_fabric, asks_kv_token=asks_kv_token, asks_kv_capacity=asks_kv_capacity, asks_tokens_per_day=asks_tokens_per_day,
-        asks_power=asks_power, asks_launch=asks_launch, asks_train_speed=asks_train_speed,
+        asks_power=asks_power, asks_launch=asks_launch, asks_train_speed=asks_train_speed, asks_mfu=asks_mfu,
         asks_full_load=asks_full_load, asks_rps=asks_rps, rate_period_s=rate_period_s, asks_p99=asks_p99,
         asks_e2e=asks_e2e, asks_plan=asks_plan, asks_ttft=asks_ttft, asks_speculation=asks_speculation,
         asks_chunked=asks_chunked, asks_ttft_ladder=asks_ttft_ladder,
@@ -67,6 +67,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         host_cloud=s.rent_at if constraints.candidates_pool and s.rent_at and cards_rented_at(s.rent_at) else None,
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ()),
+                  # a batch job of labels or translations with no answer length said (dialog.machine)
+                  *((f"output_{s.job_answer}",) if s.job_answer and s.job_requests and s.output_tokens is None else ()),
                   # no context said, a coding use: the coding tools' context (dialog.machine.CODING_CONTEXT)
                   *(("context_coding",) if s.context is None and not prompt_fills(s) and coding_use(s)
                     and workload.task == "inference" else ()),

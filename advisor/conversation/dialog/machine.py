@@ -51,7 +51,7 @@ DEFAULT_MODEL = "qwen2.5-7b"
 DEFAULT_CODING_MODEL = "qwen2.5-coder-7b"
 from advisor.recommend.offload import OFFLOAD_FORMAT as OFFLOAD_WEIGHTS  # noqa: E402 (the one place of that default)
 from advisor.recommend.search import GGUF_OF  # noqa: E402 (a width said for llama.cpp: the GGUF file people run)
-from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, default_context  # noqa: E402  (one place for each default)
+from advisor.workload import CHAT_OUTPUT_TOKENS, CHAT_PROMPT_TOKENS, default_context, job_answer_tokens  # noqa: E402  (one place for each default)
 
 if TYPE_CHECKING:
     from knowledge.catalog import Catalog
@@ -135,7 +135,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
                  "zero", "optimizer", "mfu", "buy_or_rent", "usage_hours_month", "usage_per_gpu", "usage_text", "tokens_per_day", "horizon_months", "rent_rate",
                  "horizon_text", "wants_nvlink", "condition", "offload", "home", "coding", "rent_at", "ttft_ms", "ttft_pct", "tpot_ms", "latency_text",
                  "min_tokens_per_s", "throughput_text", "e2e_ms", "e2e_text", "rack_text", "job_requests", "job_tokens", "server_size", "other_currency", "gpu_cap",
-                 "peak_share", "daily_each", "rent_cap_hour", "electricity", "fleet", "replicas"):
+                 "peak_share", "daily_each", "rent_cap_hour", "electricity", "fleet", "replicas", "job_answer"):
         value = getattr(new, name)
         if value is not None:
             put(name, value)
@@ -350,6 +350,12 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["prompt_tokens"] = min(s.prompt_tokens, context)
     if s.output_tokens:
         kwargs["output_tokens"] = min(s.output_tokens, context)
+    elif s.prompt_tokens and task == "inference" and s.job_answer and s.job_requests:
+        # "classify 10M documents of 1k tokens", "translate 500k documents": each answer a label or a translation
+        # (advisor.workload.job_answer_tokens, stated), not a chat turn
+        kwargs["output_tokens"] = max(1, min(job_answer_tokens(s.job_answer, s.prompt_tokens), context - s.prompt_tokens))
+        notes.append(Assumption(*pair(f"assumption.{s.job_answer}_output"), {"out": (
+            kwargs["output_tokens"], "tokens", "advisor.workload.job_answer_tokens")}))
     elif s.prompt_tokens and task == "inference":  # "8k prompts", no answer length: a chat turn's answer, not the
         # rest of the context (a prompt as long as the context would leave 1 token of answer: all prefill)
         kwargs["output_tokens"] = answer_tokens(s.prompt_tokens, context)
@@ -563,7 +569,7 @@ def next_question(state: DialogState, answered: tuple[str, ...] = ()) -> str | N
         "weights": s.weights is not None,
         "region": s.region is not None,
         "budget": s.budget is not None or s.existing is not None,
-        "output_tokens": s.output_tokens is not None,
+        "output_tokens": s.output_tokens is not None or bool(s.job_answer and s.job_requests),
         # "pre-train DeepSeek-V3": the tokens its makers published are the run's (build_workload), not a question
         "train_tokens": s.train_tokens is not None or published_pretrain_tokens(s, task) is not None,
         "deadline": s.deadline_s is not None or s.train_tokens is None,

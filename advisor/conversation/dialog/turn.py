@@ -327,6 +327,8 @@ _HOW_MUCH_MEMORY = re.compile(r"(?:要|需要|得|占)?多少(?:显存|内存|gb
 # ("how long to prefill a 100k prompt?", "预填充要多久": the prompt's processing is what the first token waits for)
 _TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token|"
                          r"(?<![a-z])pre-?fill(?:ing|s|ed)?(?![a-z])|预填充|预填")
+# the utilisation named ("what MFU?", "算力利用率能到多少"), not a per-GPU rate in other words: the answer opens with it
+_MFU_WORD = re.compile(r"(?<![a-z])(?:mfu|hfu)(?![a-z])|flops utili[sz]ation|算力利用率")
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢"): the
 # questions of reader.intent, and words for a speed or with speculation
 _FIGURES: tuple[Question, ...] = ("speed", "p99", "e2e", "rps", "users", "full_load", "fits", "token_cost", "batch", "mfu",
@@ -476,6 +478,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                                                         or (slots.empty and state.answered > 0
                                                                             and bool(_FIGURE_WORDS.search(text.lower())))),
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
+                               asks_mfu=workload.is_training and asks("mfu", text) and bool(_MFU_WORD.search(text.lower())),
                                # (a serving batch said, "batch 64 的吞吐量", is the load asked about, not the most)
                                asks_full_load=not workload.is_training and asks("full_load", text) and slots.batch is None,
                                asks_rps=not workload.is_training and asks("rps", text), rate_period_s=rate_period(text),

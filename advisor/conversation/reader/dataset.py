@@ -99,6 +99,14 @@ MIN_JOB_REQUESTS = 100  # fewer is a handful of requests, not a batch job
 # output of each request, read with the job (a context said this way has its own word before "to")
 _JOB_OUTPUT = re.compile(rf"(?:(?<![a-z])(?:down\s+to|into|to|in)\s+(?:about\s+|around\s+|roughly\s+|~\s*)?|"
                          rf"(?:压缩|缩短|总结|概括|摘要|精简)(?:到|成|为)\s*(?:约|大约|大概)?\s*){_LEN}(?!\s*(?:/|per\b|a\s+day|每))")
+# the items become labels: "classify 10M tickets", "sentiment of 2M reviews", "tag each product", "情感分类", "打标签";
+# not when they are also summarised, translated or rewritten (those answers are text)
+_LABEL_JOB = re.compile(r"(?<![a-z])(?:classif\w*|categori[sz]\w*|label(?:s|ed|led|ing|ling)?|tag(?:s|ged|ging)?|"
+                        r"sentiment|moderat\w*|scor(?:e|es|ed|ing)|rank(?:ing)?|yes[/ -]or[/ -]no|yes/no|true/false)(?![a-z])|"
+                        r"分类|打标签?|标签|情感(?:分析|判断|分类)?|打分|评分|审核|判断(?:类别|是否)|归类")
+_LONG_ANSWER = re.compile(r"(?<![a-z])(?:summari[sz]\w*|translat\w*|rewrit\w*|generat\w*|explain\w*|describ\w*|"
+                          r"answer(?:s|ing)? (?:questions|them))(?![a-z])|摘要|总结|翻译|改写|生成|解释|描述|回答")
+_TRANSLATION_JOB = re.compile(r"(?<![a-z])translat\w*|翻译|译成|译为")
 _CONTEXT_BEFORE_TO = re.compile(r"(?:context|window|ctx|上下文|窗口|prompts?|inputs?)\s*(?:length\s*)?(?:up\s+)?$")
 # a job said as its tokens ("1亿 token 的文档", "100M tokens of documents", "a corpus of 2B tokens"): its prompt tokens
 _JOB_TOKENS = [
@@ -167,7 +175,9 @@ JOB_DOC_TOKENS = 2000
 
 
 def _job_output(t: Text, slots: Slots) -> None:
-    """The length each item of a batch job becomes ("summarise 50k articles of 3k tokens to 150 tokens each")."""
+    """The length each item of a batch job becomes ("summarise 50k articles of 3k tokens to 150 tokens each"); a job
+    that classifies, labels or scores its items, with no length said, answers with labels, one that translates them
+    with translations (`slots.job_answer`)."""
     for m in t.finditer(_JOB_OUTPUT):
         if _CONTEXT_BEFORE_TO.search(t.s[max(0, m.start() - 24):m.start()]):
             continue
@@ -176,6 +186,10 @@ def _job_output(t: Text, slots: Slots) -> None:
             slots.output_tokens = int(length)
             t.consume(m.start(), m.end())
             return
+    if _TRANSLATION_JOB.search(t.s) and not _LABEL_JOB.search(t.s):
+        slots.job_answer = "translation"
+    elif _LABEL_JOB.search(t.s) and not _LONG_ANSWER.search(t.s):
+        slots.job_answer = "label"
 
 
 def job_from_tokens(slots: Slots) -> None:

@@ -191,10 +191,17 @@ _SPEED_QUESTION = words(zh=r"预填(?:充)?[^，。？?]{0,16}(?:多久|多长�
                                r"(?<![a-z])tps\s*(?:能|可以)?(?:到|有|是|达到)?\s*(?:多少|几)",
                         en=r"tokens? (?:per|a|/) ?(?:second|sec)\b|tokens?\s*/\s*s(?:ec)?\b|tok/s|how fast|what (?:decode |generation |output |inference )?speed|"
                            r"how quick(?:ly)?|throughput (?:will|would|do|does|can|of|at|on|for)|what(?:'s| is)? (?:the )?throughput|"
+                           # "what is the decode throughput at batch 256", "what's the expected generation speed"
+                           r"what(?:'s| is| are| would be| will be) (?:the |my |our |its )?(?:expected |typical |realistic |likely )?"
+                           r"(?:decode|decoding|generation|output|inference|token|aggregate|total|overall|peak|per[\s-]user) "
+                           r"(?:speed|throughput|rate)(?![a-z])|"
                            r"throughput\s*[?？]|tokens?/sec\b|tps\s*[?？]|what tps\b|"
                            r"fast enough|quick enough|"
                            r"laggy|lag|lagging|sluggish|slow|snappy|responsive|smooth(?:ly)?|usable speed|"
-                           r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|time[\s-]to[\s-](?:the[\s-])?first[\s-]token|"
+                           r"what latency|how (?:long|much) latency|latency (?:be|like)|ttft|"
+                           # "what's the latency for 100k-token prompts", "how bad is the latency"
+                           r"(?:what(?:'s| is| are| will be| would be)|how (?:high|bad|low|long)(?: is| will be| would be)?) "
+                           r"(?:the |my |our |its )?(?:expected |typical |average |median )?latenc(?:y|ies)(?! target)|time[\s-]to[\s-](?:the[\s-])?first[\s-]token|"
                            # the prompt's processing, the part of the first token's wait a long prompt makes
                            r"(?:how long|time|seconds?|fast)[^.?!\n]{0,30}(?<![a-z])pre-?fill|(?<![a-z])pre-?fill(?:ing)? "
                            r"(?:time|speed|latency|rate|throughput|take)|"
@@ -240,7 +247,9 @@ TOKEN_COST = re.compile(rf"per (?:million|1m|thousand|1k) (?:output )?tokens?|{_
                         r"每\s*(?:天|日|月)\s*\d[\d.,]*\s*(?:万|亿)?\s*(?:个)?\s*tokens?.{0,40}?(?:多少钱|成本|费用|花多少|要多少)|"
                         r"how much (?:is|are|for|does|would)\s+(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b|"
                         r"\bcost.{0,40}\b(?:a|one|1|each|every)\s*(?:million|m)\s+(?:output\s+)?tokens?\b", re.I)
-_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大|"
+_MEMORY_QUESTION = words(zh=r"多少显存|多大显存|显存多少|需要多少|"
+                               # "显存要多少", "显存占用大概多大", "显存至少要多少"
+                               r"显存\s*(?:占用|需求|要求)?\s*(?:大概|大约|至少|起码|最少)?\s*(?:要|需要|得|占)\s*多(?:少|大)|占多少|占多大|(?:每条|每个|一条|一个)\s*(?:序列|请求)[^，。？?]{0,8}多大|"
                                r"显存(?:要求|需求)|最(?:少|低)(?:需要|要)?显存",
                          en=r"how much (?:memory|vram|gpu memory)|(?:min(?:imum)?|least) (?:amount of )?(?:gpu )?(?:memory|vram)|"
                             r"(?:memory|vram) (?:do (?:i|we) need|is needed|needed|required|requirements?)|how many gb (?:of )?(?:vram|gpu memory)")

@@ -141,6 +141,7 @@ class Slots(Mutable):
     electricity: ElectricityPrice | None = None  # an electricity price the person states ("$0.12/kWh", "电价 0.8 元/度")
     condition: str | None = None  # "used" when second-hand cards are asked for
     rent_at: str | None = None  # a cloud named as where the job runs ("host it on Lambda"): reader.rental's name
+    job_answer: str | None = None  # what a batch job's answers are when no length is said: "label" ("classify 10M tickets"), "translation"
     coding: bool | None = None  # a coding use ("as a coding assistant", "Qwen2.5-Coder for our devs", "写代码"): its context
     home: bool | None = None  # a home or personal machine ("at home", "my gaming PC", "家用", "笔记本"): llama.cpp-style
     offload: bool | None = None  # llama.cpp layer offload asked for ("加内存卸载", "offload to RAM", "-ngl")

@@ -99,6 +99,10 @@ def assumed_line(ev: Any, book: Book, lang: str, people: int | None = None, user
         bits.append(t("screen.assumed.chat", lang,
                       prompt=book.tokens("prompt tokens of a chat turn", chat.prompt_tokens or 0, SRC_CHAT, lang),
                       output=book.tokens("output tokens of a chat turn", chat.output_tokens or 0, SRC_CHAT, lang)))
+    elif w.task == "inference" and w.output_tokens is not None and (kind := _job_answer(ev)):
+        # a batch job of labels or translations: its answers' length by what they are (advisor.workload.job_answer_tokens)
+        bits.append(t(f"screen.assumed.answer_{kind}", lang,
+                      output=book.tokens(f"output tokens of a {kind}", w.output_tokens, SRC_DEFAULT, lang)))
     elif w.task == "inference" and w.prompt_tokens is not None and w.output_tokens is not None \
             and source_of(ev, "output_tokens") == SRC_DEFAULT and getattr(ev, "load", None):
         # a prompt length said, the answer's not: the chat turn's answer was assumed (dialog.machine.answer_tokens)
@@ -174,3 +178,8 @@ def cloud_bit(ev: Any, lang: str, instances_said: bool = False) -> str:
     if not words:
         return t("screen.assumed.on_cloud", lang, provider=provider)
     return t("screen.assumed.on_cloud_instance", lang, provider=provider, instances=words)
+
+
+def _job_answer(ev: Any) -> str:
+    """What a batch job's answers were taken to be when no length was said ("label", "translation"), else ""."""
+    return next((x.removeprefix("output_") for x in (getattr(ev, "inferred", None) or ()) if x.startswith("output_")), "")

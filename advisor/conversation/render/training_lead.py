@@ -124,7 +124,8 @@ def train_speed_lead(o: Option, ev: Analysis, book: Book, lang: str) -> fs.Lead:
     total = book.num(f"training tokens/s on all {o.count} GPUs of {on}", tr.tokens_per_s, "tokens/s", SRC_TRAINING, 0)
     mfu = book.num(f"MFU on {on}", tr.mfu * 100, "%", SRC_TRAINING, 0, suffix="%")
     need, usable = need_and_usable(o, book)
-    text = t("lead.train_speed" if o.count > 1 else "lead.train_speed.one", lang, per=per, total=total, count=o.count,
+    key = "lead.train_mfu" if getattr(ev, "asks_mfu", False) else "lead.train_speed"
+    text = t(key if o.count > 1 else key + ".one", lang, per=per, total=total, count=o.count,
              mfu=mfu, name=opt_name(o, book), lay=opt_layout(o, lang, book), need=need, usable=usable,
              tokens=fs.train_tokens_text(ev, book, lang), days=opt_days(o, book, lang))
     return fs.Lead(text, None, f"training tokens/s per GPU on {on}")
