@@ -55,6 +55,8 @@ KERNELS = {
     "two-shot": Kernel("two-shot", _ring_share, lambda t: 3.0, "2({t}−1)/{t}", "3"),
     "nccl": Kernel("NCCL", _ring_share, lambda t: 2.0 * math.log2(t), "2({t}−1)/{t}", "2·log2({t})"),  # switched
     "nccl-ring": Kernel("NCCL", _ring_share, lambda t: 2.0 * (t - 1), "2({t}−1)/{t}", "2({t}−1)"),  # PCIe, bridges
+    # not an all-reduce: llama.cpp's layer split hands each token's activations from one GPU to the next
+    "hand-over": Kernel("layer hand-over", lambda t: t - 1.0, lambda t: t - 1.0, "({t}−1)", "({t}−1)"),
 }
 
 
@@ -89,6 +91,15 @@ def pieces(tp: int, hidden: int, layers: int, link_bw: float, alpha: float, swit
     one, two = line(0.0, "one-shot"), line(custom_tokens, "two-shot")
     switch = min(custom_tokens, (two.at_zero - one.at_zero) / (one.per_token - two.per_token))
     return (one._replace(limit=switch), two, nccl)
+
+
+def hand_overs(stages: int, hidden: int, link_bw: float, alpha: float) -> tuple[Line, ...]:
+    """llama.cpp's layer split (--split-mode layer) as a step's communication: the token activations cross the
+    (stages − 1) boundaries one after another, each α + tokens · hidden · 2 bytes / B_link (throughput._hand_over, the
+    roofline's same term). Empty for one GPU."""
+    if stages <= 1:
+        return ()
+    return (Line(math.inf, (stages - 1) * alpha, (stages - 1) * hidden * ACT_BYTES / link_bw, "hand-over"),)
 
 
 def seconds(tokens: float, lines: tuple[Line, ...]) -> float:

@@ -30,6 +30,7 @@ from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 
 from .calibration import Calibration
+from .collectives import hand_overs
 from .engine_memory import engine_kv_budget, visible_bytes
 from .engines import default_engines
 from .formats import check_format, native_compute, weight_bytes
@@ -37,7 +38,15 @@ from .kv_cache import kv_cache_bytes
 from .memory import default_inference_format
 from .serving_ladder import Envelope
 from .serving_sim import MEASURED, RequestMix, Scheduler, ServingResult, Speculation, saturation, simulate
-from .throughput import act_quant_per_layer, attention_dp_on, default_engine, hardware, memory_class, speed_profile
+from .throughput import (
+    act_quant_per_layer,
+    attention_dp_on,
+    default_engine,
+    hardware,
+    memory_class,
+    speed_profile,
+    tp_link,
+)
 
 # Conversational traffic: lognormal lengths with σ = 1 around the stated means. ShareGPT as sampled by the vLLM and
 # SGLang benchmark clients averages ≈ 215 prompt and ≈ 195 output tokens per request (advisor.workload's chat turn,
@@ -206,10 +215,17 @@ def serving_setup(model: ModelSpec, gpu: GpuSpec, count: int, w: Workload, calib
     context = int(w.context)
     prompt, output = request_lengths(context, w.prompt_tokens, w.output_tokens)
     dpa = attention_dp_on(model, w, tp)
-    prof = speed_profile(model, weights, kv, tp, dpa)
+    # llama.cpp spreads the layers over the GPUs (--split-mode layer): a step passes through them one after another,
+    # costing what one GPU holding every layer would, plus a hand-over per boundary (as throughput._steps costs it);
+    # the other engines shard every layer and all GPUs work at once
+    layer_split = eng == "llama.cpp" and tp > 1
+    prof = speed_profile(model, weights, kv, 1 if layer_split else tp, dpa)
     fp4 = check_format(weights).name in ("fp4", "nvfp4", "mxfp4") and bool(getattr(gpu, "fp4_dense_flops", None))
     hw = hardware(gpu, prof, calib, "trtllm" if eng in ("vllm", "sglang", "transformers",
                                                         "transformers-compiled") else eng)  # FP4 peak where fp4
+    if layer_split:
+        link_bw, alpha, _name = tp_link(gpu, 2, calib)
+        hw = replace(hw, allreduce=hand_overs(tp, model.hidden_size, link_bw, alpha))
     # a pipelined replica steps each batch through its stages one after another: a step costs what the TP group's
     # step over all layers costs; the pp batches in flight at once are simulate_serving's microbatch streams
     sch = scheduler_for(eng, model, gpu, tp=tp, weights=weights, kv=kv, context=max(context, prompt + output),

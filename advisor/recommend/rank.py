@@ -114,8 +114,12 @@ def prefer_mainstream(pick: Option, eligible: list[Option], gpus: dict[str, GpuS
 
 
 def ms_per_token(o: Option) -> float:
-    """Time per output token each user sees (serving options); infinity where the option has no speed."""
-    ms = o.throughput.tpot.ms if o.throughput else None
+    """Time per output token each user sees (serving options): the simulation at the users' load where it ran (the
+    figure the answer shows), else the roofline's; infinity where the option has no speed."""
+    t = o.throughput
+    if t is None:
+        return math.inf
+    ms = t.under_load.tpot.ms if t.under_load is not None and t.under_load.tpot.s > 0 else t.tpot.ms
     return ms if ms else math.inf
 
 
@@ -163,8 +167,14 @@ def rank(options: list[Option], training: bool, gpus: dict[str, GpuSpec], used_o
         def slow(o: Option) -> bool:
             """Where no buyable option reaches the interactive target, one that takes more than SLOW_FACTOR × the
             fastest buyable option's time per token is not the pick: cheapest-that-fits would otherwise lead with
-            a card a chat user waits on (4 tokens/s where 12 are buyable within budget)."""
-            return short_of_target and ms_per_token(o) > SLOW_FACTOR * best_ms
+            a card a chat user waits on (4 tokens/s where 12 are buyable within budget). Where one does reach it
+            (the target was not a constraint: llama.cpp setups, named cards), one that misses it is not the pick
+            ("70B for a team of 20 within $50k": 4× RTX 5060 Ti at 7 tokens/s had led 2× RTX 5090 at 27)."""
+            if training:
+                return False
+            if short_of_target:
+                return ms_per_token(o) > SLOW_FACTOR * best_ms
+            return ms_per_token(o) > INTERACTIVE_MS_PER_TOKEN
 
         def order(o: Option) -> tuple[bool, bool, int, bool, float, float]:
             return stale_price(o), slow(o), spread(o), tight(o), cost_of(o), -perf(o)
