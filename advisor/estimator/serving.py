@@ -29,6 +29,7 @@ from knowledge.errors import InputError
 from knowledge.quantities import GIB
 from knowledge.schemas import GpuSpec, ModelSpec
 
+from .activations import prefill_workspace_bytes
 from .calibration import Calibration
 from .collectives import hand_overs
 from .engine_memory import engine_kv_budget, visible_bytes
@@ -184,6 +185,15 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
             # sequence, but a running request's sliding-window layers keep only their window (vLLM V1's
             # SlidingWindowManager frees the blocks that leave it), so the pool holds more tokens in service
             cap = int(b.kv_tokens * b.kv_bytes_per_token // kv_tok)
+    elif engine == "llama.cpp":
+        # llama.cpp takes what it needs of the whole card, as the memory estimate counts it (usable fraction 1): the
+        # card less its share of the weights, the CUDA context and one ubatch's compute buffer (prefill temporaries
+        # of prefill_chunk_tokens with flash attention and the logits of one sequence). Two 24 GB cards hold a 70B
+        # Q4_K_M this way (measured 19 tokens/s on 2× RTX 4090, XiongjieDai GPU-Benchmarks-on-LLM-Inference)
+        chunk = int(prof.prefill_chunk_tokens.value) if prof.prefill_chunk_tokens else 512
+        free = (visible_bytes(gpu) - weight_bytes(model, check_format(weights).name, tp=tp)
+                - prof.cuda_context_bytes.value - prefill_workspace_bytes(model, chunk, context, tp=tp))
+        cap = int(max(0.0, free) // kv_tok)
     else:  # engines without a start-up reservation: 90 % of the card less weights and ~1.5 GiB of runtime
         free = (0.9 * visible_bytes(gpu) - weight_bytes(model, check_format(weights).name, tp=tp,
                                                           attention_dp=attention_dp) - 1.5 * GIB)
