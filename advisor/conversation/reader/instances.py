@@ -15,6 +15,7 @@ from knowledge.catalog import Catalog
 from knowledge.cloud_offers import CloudOffer, load_cloud_offers
 
 _CLOUD = re.compile(r"(?<![a-z])(?:aws|amazon|ec2|sagemaker|instances?)(?![a-z])|亚马逊|实例")
+_HOW_MANY = re.compile(r"(?<![a-z])how many\s*$|(?:几|多少)\s*(?:台|个)\s*$")
 _COUNT_BEFORE = re.compile(r"(?P<n>\d{1,3}|[两二三四五六七八九十])\s*(?:x|×|\*|台|个)?\s*$")
 
 
@@ -44,7 +45,10 @@ def read_instances(t: Text, slots: Slots, catalog: Catalog) -> None:
         if exact is None and not cloud:
             continue  # "p5" or "g6" with no cloud in sight is no instance
         count = None
-        if exact is not None:
+        if exact is not None and _HOW_MANY.search(t.s[max(0, m.start() - 24):m.start()]):
+            # "how many g6e.12xlarge instances …?": the count asked is of instances, each a server of its cards
+            slots.server_size = slots.server_size or exact.gpus
+        elif exact is not None:
             before = _COUNT_BEFORE.search(t.s[max(0, m.start() - 8):m.start()])
             n = before.group("n") if before else "1"
             count = exact.gpus * (int(n) if n.isdigit() else cn_int(n) or 1)

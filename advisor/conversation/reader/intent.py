@@ -224,7 +224,7 @@ _LINK_QUESTION = re.compile(
     r"有多大(?:影响|区别|帮助)|吗|么|嘛)|(?:需要|必要|必须|要不要|需不需要|是否需要|没有|不用|不加|不带)[^，。？?]{0,12}nvlink")
 # "how many servers / machines / nodes", "几台", "多少台服务器": the count answered in servers, not cards
 _SERVER_QUESTION = words(zh=r"几台|多少台|几个节点|多少个节点|几台服务器|多少服务器|几台机器|多少机器|几套|多少套|几组|多少组",
-                         en=r"how many (?:[\w-]+ ){0,2}(?:servers?|machines?|nodes?|boxes|hosts?|copies|replicas|"
+                         en=r"how many (?:[\w.-]+ ){0,2}(?:servers?|machines?|nodes?|boxes|hosts?|instances?|copies|replicas|"
                             r"deployments|clusters|sets|pods)(?![a-z])|number of (?:servers|machines|nodes|copies|replicas)|"
                             # "if we rent g6e.48xlarge boxes, how many do we need": the count asked of the boxes said first
                             r"(?:servers?|machines?|nodes?|boxes|hosts?|instances?)(?![a-z])[^?!;]{0,60}?"

@@ -540,8 +540,8 @@ def _count_before(s: str, start: int, end: int) -> tuple[float | None, int]:
     starts; (None, start) when there is none."""
     before = s[max(0, start - _COUNT_WINDOW):start]
     m = _COUNT_BEFORE.search(before)
-    if not m or re.search(r"\d\s*$", before[:m.start("num")]):
-        return None, start
+    if not m or re.search(r"\d\s*$|[a-z]$", before[:m.start("num")]):
+        return None, start  # "1 024 H100" is no count of 24; "fp8 H100", "int4 4090" are formats, not counts
     value = to_number(m.group("num"))
     if value is not None and m.group("k"):
         as_hardware = _K_COUNT_BEFORE.search(s[max(0, start - 40):start - (len(before) - m.start())]) \
