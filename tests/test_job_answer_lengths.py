@@ -60,3 +60,13 @@ def test_label_job_states_its_length_instead_of_asking() -> None:
     out = answer("Classify 200k support tickets with Llama-3.1-8B, about 500 tokens each. How long on one H100?")
     assert "500 tokens in and 16 tokens out" in out.splitlines()[0]
     assert "output length" not in out.split("Next question:")[-1][:120]
+
+
+@pytest.mark.parametrize("text", ["Classify 1M support tickets with Llama-3.1-8B on one H100, how long?",
+                                  "Translate 200k articles with Qwen2.5-7B on an L40S, how long?"])
+def test_without_the_items_length_the_answer_length_is_still_asked(text: str) -> None:
+    """No item length said: the answers' length does not follow from the job (a translation is as long as its
+    source), so it is timed with a chat turn's and asked, not assumed silently as known."""
+    out = answer(text)
+    assert "195 tokens out" in out.splitlines()[0]
+    assert "output length" in out.split("Next question:")[1][:120]

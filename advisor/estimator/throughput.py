@@ -44,7 +44,6 @@ from knowledge.structs import Value, replace
 
 from . import collectives
 from .calibration import Calibration
-from .collectives import ACT_BYTES
 from .formats import (
     FORMATS,
     NATIVE_COMPUTE,
@@ -553,8 +552,7 @@ def _prefill(model: ModelSpec, gpu: GpuSpec, calib: Calibration,
 
 def _hand_over(model: ModelSpec, tp: int, hop: tuple[float, float], tokens: int) -> float:
     """llama.cpp's layer split: (tp − 1) hand-overs of `tokens` activations, each latency + bytes / link bandwidth."""
-    link_bw, alpha = hop
-    return (tp - 1) * (alpha + tokens * model.hidden_size * ACT_BYTES / link_bw)
+    return collectives.seconds(tokens, collectives.hand_overs(tp, model.hidden_size, *hop))
 
 
 def time_to_first_token(model: ModelSpec, gpu: GpuSpec, count: int, workload: Workload, calib: Calibration) -> float:

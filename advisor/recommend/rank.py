@@ -114,12 +114,10 @@ def prefer_mainstream(pick: Option, eligible: list[Option], gpus: dict[str, GpuS
 
 
 def ms_per_token(o: Option) -> float:
-    """Time per output token each user sees (serving options): the simulation at the users' load where it ran (the
-    figure the answer shows), else the roofline's; infinity where the option has no speed."""
-    t = o.throughput
-    if t is None:
-        return math.inf
-    ms = t.under_load.tpot.ms if t.under_load is not None and t.under_load.tpot.s > 0 else t.tpot.ms
+    """Time per output token each user sees (serving options): the one a per-token target is judged on
+    (`judged_tpot`: the simulation at the users' load where it ran, else the roofline's); infinity where the option
+    has no speed."""
+    ms = o.throughput.judged_tpot.ms if o.throughput else None
     return ms if ms else math.inf
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from advisor.analysis.request import AnalysisRequest, NamedConfig, QuotedClaim
 from advisor.conversation.dialog.load import job_default_day, volume_rate
-from advisor.conversation.dialog.machine import DialogState, cards_rented_at, coding_use, prompt_fills
+from advisor.conversation.dialog.machine import DialogState, cards_rented_at, coding_use, job_answer, prompt_fills
 from advisor.conversation.reader.slots import Slots
 from advisor.workload import Constraints, Workload
 
@@ -68,7 +68,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         inferred=(*(("concurrency",) if s.concurrency is None and (s.qps is not None or s.headcount) else ()),
                   *(("context",) if prompt_fills(s) else ()),
                   # a batch job of labels or translations with no answer length said (dialog.machine)
-                  *((f"output_{s.job_answer}",) if s.job_answer and s.job_requests and s.output_tokens is None else ()),
+                  *((f"output_{kind}",) if (kind := job_answer(s)) else ()),
                   # no context said, a coding use: the coding tools' context (dialog.machine.CODING_CONTEXT)
                   *(("context_coding",) if s.context is None and not prompt_fills(s) and coding_use(s)
                     and workload.task == "inference" else ()),

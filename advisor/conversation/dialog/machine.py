@@ -350,11 +350,11 @@ def build_workload(state: DialogState) -> tuple[Workload | None, list[Assumption
         kwargs["prompt_tokens"] = min(s.prompt_tokens, context)
     if s.output_tokens:
         kwargs["output_tokens"] = min(s.output_tokens, context)
-    elif s.prompt_tokens and task == "inference" and s.job_answer and s.job_requests:
+    elif task == "inference" and (answers := job_answer(s)) and s.prompt_tokens:
         # "classify 10M documents of 1k tokens", "translate 500k documents": each answer a label or a translation
         # (advisor.workload.job_answer_tokens, stated), not a chat turn
-        kwargs["output_tokens"] = max(1, min(job_answer_tokens(s.job_answer, s.prompt_tokens), context - s.prompt_tokens))
-        notes.append(Assumption(*pair(f"assumption.{s.job_answer}_output"), {"out": (
+        kwargs["output_tokens"] = max(1, min(job_answer_tokens(answers, s.prompt_tokens), context - s.prompt_tokens))
+        notes.append(Assumption(*pair(f"assumption.{answers}_output"), {"out": (
             kwargs["output_tokens"], "tokens", "advisor.workload.job_answer_tokens")}))
     elif s.prompt_tokens and task == "inference":  # "8k prompts", no answer length: a chat turn's answer, not the
         # rest of the context (a prompt as long as the context would leave 1 token of answer: all prefill)
@@ -569,7 +569,7 @@ def next_question(state: DialogState, answered: tuple[str, ...] = ()) -> str | N
         "weights": s.weights is not None,
         "region": s.region is not None,
         "budget": s.budget is not None or s.existing is not None,
-        "output_tokens": s.output_tokens is not None or bool(s.job_answer and s.job_requests),
+        "output_tokens": s.output_tokens is not None or bool(job_answer(s)),
         # "pre-train DeepSeek-V3": the tokens its makers published are the run's (build_workload), not a question
         "train_tokens": s.train_tokens is not None or published_pretrain_tokens(s, task) is not None,
         "deadline": s.deadline_s is not None or s.train_tokens is None,
@@ -630,6 +630,13 @@ def default_catalog() -> Catalog:
     if _CATALOG is None:
         _CATALOG = load_catalog()
     return _CATALOG
+
+
+def job_answer(s: Slots) -> str | None:
+    """What a batch job's answers are taken to be ("label", "translation": advisor.workload.job_answer_tokens) when
+    their length follows from it: a job of items with their length said and no answer length said; else None, and
+    the answer length is asked."""
+    return s.job_answer if s.job_answer and s.job_requests and s.prompt_tokens and s.output_tokens is None else None
 
 
 def answer_tokens(prompt: int, context: int) -> int:

@@ -11,6 +11,7 @@ from advisor.conversation.reader.slots import GpuMention, Slots
 from advisor.conversation.reader.text import Text
 
 _MAX_CANDIDATES = 4
+_MAX_COUNT = 100_000  # a count of one card read beside another
 
 # "from 512 to 1024 H100s", "512 张还是 1024 张 H100", "8 or 16 A100s": a second count of the card named after it
 _COUNT_THEN_COUNT = re.compile(r"(?:from\s+)?(?<![\d.])(?P<a>\d{1,5})\s*(?:张|块|台|x)?\s*(?:to|->|→|vs\.?|versus|or|and|"
@@ -55,7 +56,7 @@ def _counts_from_to(t: Text, slots: Slots) -> None:
     if m is None or not any(units) or any(u.startswith("node") for u in units):
         return  # "from 2023 to 2025" (no card unit) is no count; nodes are servers
     a, b = int(m.group("a")), int(m.group("b"))
-    if not (1 <= a <= 100_000 and 1 <= b <= 100_000) or a == b:
+    if not (1 <= a <= _MAX_COUNT and 1 <= b <= _MAX_COUNT) or a == b:
         return
     c.count = a
     slots.candidates.append(GpuMention(gpu=c.gpu, count=b, text=t.quote(after + m.start("b"), after + m.end())))
@@ -74,7 +75,7 @@ def _count_after_count(t: Text, slots: Slots) -> None:
         if m is None:
             continue
         n = int(m.group("b"))
-        if 1 <= n <= 100_000 and n != c.count and not any(x.gpu == c.gpu and x.count == n for x in slots.candidates):
+        if 1 <= n <= _MAX_COUNT and n != c.count and not any(x.gpu == c.gpu and x.count == n for x in slots.candidates):
             slots.candidates.append(GpuMention(gpu=c.gpu, count=n, text=m.group(0).strip()))
 
 
@@ -93,7 +94,7 @@ def _count_before_count(t: Text, slots: Slots) -> None:
         if any(x is not c and x.text and _covers(low, x.text.lower(), start) for x in slots.candidates):
             continue  # "a 4090 and 2 3090s": that number is another card's name
         n = int(m.group("a"))
-        if 1 <= n <= 100_000 and n != c.count and not any(x.gpu == c.gpu and x.count == n for x in slots.candidates):
+        if 1 <= n <= _MAX_COUNT and n != c.count and not any(x.gpu == c.gpu and x.count == n for x in slots.candidates):
             slots.candidates.insert(slots.candidates.index(c), GpuMention(gpu=c.gpu, count=n, text=m.group(0).strip()))
 
 

@@ -186,9 +186,10 @@ def _job_output(t: Text, slots: Slots) -> None:
             slots.output_tokens = int(length)
             t.consume(m.start(), m.end())
             return
-    if _TRANSLATION_JOB.search(t.s) and not _LABEL_JOB.search(t.s):
+    labels = bool(_LABEL_JOB.search(t.s))
+    if _TRANSLATION_JOB.search(t.s) and not labels:
         slots.job_answer = "translation"
-    elif _LABEL_JOB.search(t.s) and not _LONG_ANSWER.search(t.s):
+    elif labels and not _LONG_ANSWER.search(t.s):
         slots.job_answer = "label"
 
 
