@@ -254,6 +254,8 @@ class Constraints(Frozen):
     power_limit_w: Annotated[float, Meta(gt=0, le=1e9, description="power limit in watts"), FINITE] | None = None
     max_ms_per_token: Annotated[float, Meta(gt=0, le=1e6, description="per-sequence decode latency target"), FINITE] | None = None
     min_tokens_per_s: Annotated[float, Meta(gt=0, le=1e12, description="total throughput target"), FINITE] | None = None
+    # a request rate the user stated ("3 requests per second"); min_tokens_per_s is then its output, rate × tokens out
+    requests_per_s: Annotated[float, Meta(gt=0, le=1e9, description="request rate the user stated (requests/s)"), FINITE] | None = None
     max_ttft_ms: Annotated[float, Meta(gt=0, le=3.6e6, description="time-to-first-token target (ms)"), FINITE] | None = None
     # the percentile of the simulated first-token times that target is judged at (50: the median)
     ttft_percentile: Annotated[Literal[50, 95, 99], Meta(description="percentile the TTFT target is judged at: 50, 95 or 99")] = 50

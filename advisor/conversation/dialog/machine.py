@@ -469,6 +469,8 @@ def build_constraints(state: DialogState, lang: str = "en") -> tuple[Constraints
         # judged on the simulation at that load
         out = s.output_tokens or CHAT_OUTPUT_TOKENS
         kwargs["min_tokens_per_s"] = rate = qps * out
+        if s.qps:  # said, not a batch job's rate: the lead says whether the configuration keeps up with it
+            kwargs["requests_per_s"] = s.qps
         notes.append(Assumption(*pair("assumption.qps_rate"), {
             "qps": (round(qps, 2), "requests/s", "user input" if s.qps else "requests ÷ deadline"),
             "out": (out, "tokens", "output tokens a request"),

@@ -211,6 +211,11 @@ _QPS = [
     re.compile(rf"(?P<num>{DIGITS})\s*(?:qps|rps|(?:requests?|queries|query|calls?|reqs?)\s*(?:per|/|an?|each|every)\s*"
                r"(?:second|s|sec)(?![a-z])|req/s|个?(?:请求|查询|调用)\s*/\s*秒|每秒请求)"),
     re.compile(rf"每秒钟?\s*(?:(?:处理|接收|收到|有|约|大概|要|需要|会有)\s*)*(?P<num>{NUM})\s*(?:个|次)?\s*(?:请求|次|查询|调用)"),
+    # the noun first: "请求速率每秒 1 个", "请求量为每秒 5 次", "request rate of 2 per second", "arrival rate 3/s"
+    re.compile(rf"(?:请求|查询|调用|访问)\s*(?:速率|频率|量|数|率)?\s*(?:为|是|约|大概|大约|达到|有|在)?\s*每秒钟?\s*"
+               rf"(?:约|大概|大约|有|在)?\s*(?P<num>{NUM})(?![\d.,])\s*(?:个|次|条)?(?!\s*(?:token|tok|字))"),
+    re.compile(rf"(?:request|arrival|query|traffic)\s+rate\s*(?:of|is|=|:|at|around|about|~)?\s*(?:about\s+|around\s+|~\s*)?"
+               rf"(?P<num>{DIGITS})\s*(?:requests?\s*|reqs?\s*|queries\s*)?(?:per\s+second|per\s+sec|/\s*s(?:ec)?|a\s+second)(?![a-z])"),
 ]
 # a request rate over a longer period ("1000 requests per minute", "50k queries a day", "每分钟 600 个请求"): the
 # rate per second is the count over the period (a daily count is an average; the peak is the user's to give)
@@ -223,6 +228,11 @@ _RATE = [
     re.compile(rf"每(?P<per>分钟|小时|天|日)\s*(?:(?:约|大概|大约|差不多|有|会有|要处理|处理|接收|会收到|收到)\s*)*(?P<num>{NUM})\s*"
                r"(?P<unit>万|千)?\s*(?:个|次|条|轮)?\s*(?:请求|调用|对话|提问|问答|会话)"),
     re.compile(rf"(?P<num>{NUM})\s*(?P<unit>万|千)?\s*(?:个|次)?\s*(?:请求|调用)\s*(?:/|每)\s*(?P<per>分钟|小时|天|日)"),
+    re.compile(rf"(?:请求|查询|调用|访问)\s*(?:速率|频率|量|数|率)?\s*(?:为|是|约|大概|大约|达到|有|在)?\s*每(?P<per>分钟|小时|天|日)\s*"
+               rf"(?:约|大概|大约|有|在)?\s*(?P<num>{NUM})(?![\d.,])\s*(?P<unit>万|千)?\s*(?:个|次|条)?(?!\s*(?:token|tok|字))"),
+    re.compile(rf"(?:request|arrival|query|traffic)\s+rate\s*(?:of|is|=|:|at|around|about|~)?\s*(?:about\s+|around\s+|~\s*)?"
+               rf"(?P<num>{DIGITS})\s*(?P<unit>k|m)?\s*(?:requests?\s*|reqs?\s*|queries\s*)?(?:per|/|an?|each|every)\s*"
+               r"(?P<per>minute|min|hour|hr|h|day)(?![a-z])"),
 ]
 # each person's messages a day beside a headcount ("avg 20 msgs/day each", "each sends about 30 messages per day",
 # "50 queries a day per user", "每人每天 20 条", "人均每天提问 15 次"): the people's requests over the day

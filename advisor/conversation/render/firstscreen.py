@@ -241,9 +241,10 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
             job = " " + job  # a space between 按 and a Latin word ("按 LoRA 微调"), none before a Chinese one
         tail = ("" if speed == "—" else t("screen.option.time_job", lang, speed=speed, job=job) if job
                 else t("screen.option.time" if ev.workload.is_training else "screen.option.speed", lang, speed=speed))
-        missing = misses(o, lang, running=True)
+        missing = misses_but_rate(o, ev, lang)
         warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
-        warn += _slow_under_load(o, ev, book, lang)
+        slow = _slow_under_load(o, ev, book, lang)
+        warn += slow + rate_kept(o, ev, book, lang, after_but=bool(slow))
         lay = opt_layout(o, lang, book)
         limits = fit_limits_text(ev.fit_limits, book, lang) if ev.fit_limits is not None else ""
         # fits, but an engineering rule forbids running it so ("not enough CPU RAM for the offload it relies on"):
@@ -282,7 +283,8 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         msg = book.text(ch.message_zh if zh and ch.message_zh else ch.message, f"change ({ch.kind}) for {name}",
                         SRC_RECOMMEND)
         head += t("screen.option.change", lang, msg=msg)
-        head = head.rstrip("。.") + t("sentence.end", lang) + changed_speed + _twin_sentence(ev, book, lang)
+        head = (head.rstrip("。.") + t("sentence.end", lang) + changed_speed
+                + _twin_sentence(ev, book, lang))
     else:
         alt = _best_other(ev, o)
         own = "existing" in o.labels and o.count == 1
@@ -730,3 +732,32 @@ def target_ms(book: Book, name: str, seconds: float, source: str) -> str:
     """A latency target (held in seconds in the analysis' load figures) in ms, with as many decimals as it has."""
     d = Seconds(seconds)
     return book.duration(name, d, "ms", source, decimals_for(d.ms))
+
+
+def misses_but_rate(o: Any, ev: Any, lang: str) -> list[str]:
+    """`misses` of a configuration the person named, less the missed total throughput where a request rate was said:
+    `rate_kept` says that one in the person's terms."""
+    missing = misses(o, lang, running=True)
+    if getattr(ev.constraints, "requests_per_s", None):
+        return [m for m in missing if m != miss_words("throughput", lang)]
+    return missing
+
+
+def rate_kept(o: Any, ev: Any, book: Book, lang: str, *, after_but: bool = False) -> str:
+    """"3 requests per second: will it keep up?": whether `o`'s output at the load the rate makes (Little's law) comes
+    out as fast as the requests ask for it (the stated rate × output tokens a request, `Constraints.min_tokens_per_s`,
+    judged on the total the search judged); "" where no rate was said or `o` has no speed."""
+    c = ev.constraints
+    qps, total = getattr(c, "requests_per_s", None), c.min_tokens_per_s
+    tput = o.throughput
+    if not qps or not total or tput is None or not tput.decode_tokens_per_s:
+        return ""
+    got = tput.judged_total
+    out = book.num(f"total output tokens/s on {o.count}× {o.gpu_name}", got, "tokens/s", "estimator: throughput", 0)
+    need = book.num("output the stated request rate needs (requests/s × output tokens)", total, "tokens/s",
+                    "requests/s × output tokens a request", 0)
+    digits = 0 if qps >= 10 or qps == int(qps) else 2 if qps < 1 else 1
+    said = book.num("request rate", qps, "requests/s", SRC_USER, digits, suffix="" if lang == "zh" else None)
+    key = "lead.rate.kept" if got >= total else "lead.rate.short_too" if after_but else "lead.rate.short"
+    return t(key, lang, qps=said, got=out, need=need)
+

@@ -27,7 +27,6 @@ from advisor.conversation.render.interconnect import LINK_LEAD, card_text, fabri
 from advisor.conversation.render.labels import format_label, task_label
 from advisor.conversation.render.options_table import (
     SRC_LOAD,
-    misses,
     need_and_usable,
     opt_layout,
     opt_name,
@@ -516,7 +515,7 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
                          verdict=against_target(o, ev, book, lang)),
                        None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
     need, usable = need_and_usable(o, book)
-    missing = misses(o, lang, running=True)
+    missing = fs.misses_but_rate(o, ev, lang)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
     ttft = fs.ttft_text(o, book, lang, first=ev.asks_ttft)  # "what's the TTFT …?": the first-token time first, then the speed
     key = "lead.ttft_first" if ev.asks_ttft and ttft else "lead.speed"

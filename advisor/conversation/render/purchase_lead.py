@@ -14,7 +14,7 @@ from advisor.conversation.render.book import (
     decimals_for,
     money_of,
 )
-from advisor.conversation.render.firstscreen import Lead, load_option
+from advisor.conversation.render.firstscreen import Lead, load_option, rate_kept
 from advisor.conversation.render.options_table import (
     misses,
     need_and_usable,
@@ -149,6 +149,9 @@ def against_target(o: Any, ev: Any, book: Book, lang: str) -> str:
     stated = getattr(ev.constraints, "max_ms_per_token", None)
     total = ev.constraints.min_tokens_per_s
     if total is not None and stated is None:  # "8,000 tokens/s in total": judged on the total, as the search judged it
+        kept = rate_kept(o, ev, book, lang)
+        if kept:  # a request rate said: whether it keeps up with it, in the person's words
+            return kept
         rate = book.num("total throughput target", total, "tokens/s", SRC_USER, 0)
         return t("lead.speed.total_met" if tput.judged_total >= total else "lead.speed.total_short", lang, rate=rate)
     ms = target_ms(ev)
@@ -156,3 +159,4 @@ def against_target(o: Any, ev: Any, book: Book, lang: str) -> str:
                     decimals_for(round(1000.0 / ms, 1)))
     why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
     return t("lead.speed.slow" if slower_than_target(o, ev) else "lead.speed.fast", lang, rate=rate, why=why)
+
