@@ -105,7 +105,7 @@ def _analyse(request: AnalysisRequest, catalog: Catalog, steps: list[Step]) -> A
                   asks_servers=request.asks_servers, asks_token_cost=request.asks_token_cost,
                   asks_why_count=request.asks_why_count, reference_method=request.reference_method,
                   asks_cheapest=request.asks_cheapest or request.asks_minimum, asks_minimum=request.asks_minimum,
-                  asks_api=request.asks_api, api_provider=request.api_provider, asks_monthly=request.asks_monthly, asks_kv_token=request.asks_kv_token, asks_kv_capacity=request.asks_kv_capacity,
+                  asks_api=request.asks_api, api_provider=request.api_provider, asks_monthly=request.asks_monthly, asks_cost=request.asks_cost, asks_kv_token=request.asks_kv_token, asks_kv_capacity=request.asks_kv_capacity,
                   asks_tokens_per_day=request.asks_tokens_per_day, asks_power=request.asks_power,
                   asks_launch=request.asks_launch, asks_train_speed=request.asks_train_speed, asks_mfu=request.asks_mfu,
                   asks_full_load=request.asks_full_load, asks_rps=request.asks_rps,

@@ -105,6 +105,7 @@ class AnalysisRequest(Frozen):
     asks_api: bool = False  # "self-host or use an API?": the cheapest hosted API against the configuration owned
     api_provider: str | None = None  # the provider the question names ("is paying Groq cheaper …"): its quote first
     asks_monthly: bool = False  # "monthly rent cost": money said a month
+    asks_cost: bool = False  # "how long and how much?" of a training job: its rent said with its time
     engines: tuple[str, ...] = ()  # serving engines compared ("vLLM or llama.cpp?"), each sized and timed
     reference_method: str = ""  # "DPO": a preference method that keeps a frozen reference model
     detail: Literal["answer", "options"] = "answer"

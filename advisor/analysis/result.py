@@ -212,6 +212,7 @@ class Analysis(msgspec.Struct):
     asks_api: bool = False  # "self-host or use an API?": the cheapest hosted API first (render.api_lead)
     api_provider: str | None = None  # the provider named: its quote, the cheapest beside it (render.api_lead)
     asks_monthly: bool = False  # "monthly rent cost": a daily volume's money said a month (render.token_cost)
+    asks_cost: bool = False  # "how long and how much?" of a training job: its rent after its time (firstscreen.time_lead)
     engines: list[EngineRun] = msgspec.field(default_factory=list)  # engines compared on one configuration
     reference_method: str = ""  # "DPO": the frozen reference model is said first (what the sizing assumes)
     offload: Option | None = None  # the llama.cpp layer-offload option on the one card named

@@ -358,6 +358,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.speed.total_met": ", meeting your target of {rate} in total",
     "lead.speed.total_short": ", short of your target of {rate} in total",
     "lead.rate.kept": ", keeping up with {qps}: {got} of output against the {need} they ask for",
+    "lead.rate.unit": "requests/s",
     "lead.rate.short": ", but not with {qps}: {got} of output against the {need} they ask for",
     "lead.rate.short_too": ", and not with {qps} either: {got} of output against the {need} they ask for",
     "lead.no_used_price": "The catalog has no used price for the {gpu}, so it is priced new below. ",
@@ -907,6 +908,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "screen.time.other": "On {name}: {days} ({r}× the speed), GPUs {price}.",
     "screen.time.instead": " {name} runs it: {days} ({lay}).",
     "screen.time": "About {days} on {name}{what} ({hours}).",
+    "screen.time.rent": "Rented by the GPU-hour that is about {cost} at {provider} ({unit} per GPU-hour, as of {date}).",
+    "screen.time.rent_yours": "Rented by the GPU-hour that is about {cost} at your price of {unit} per GPU-hour.",
     "screen.train_tokens_question": "How many training tokens (dataset size × epochs)? The training time above assumes the default {tokens}; with your figure I recompute it.",
     "screen.price.none": "The catalog has no dated price for the {gpu}, so {name} cannot be priced",
     "token_cost.load.simulated": "at {users} concurrent requests ({speed} in total, simulated)",
@@ -1512,6 +1515,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "ambiguity.what.context": "context length",
     "ambiguity.what.concurrency": "number of concurrent users",
     # --- the verdict of a rent-or-buy question (advisor/conversation/dialog/rent.py) -------------------------------------
+    "rent.job_time": "About {time} on {what} ({h}).",
     "rent.verdict.job": "**Renting is cheaper** for this job: about {r} rented at {provider} against {p} to buy {what}; "
         "buying pays off only after about {n} of the same size.",
     "rent.verdict.dated": "(Rent at {provider}'s {unit} per GPU-hour as of {date}{tier}; card prices as of {card}.)",

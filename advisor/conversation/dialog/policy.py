@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.conversation.dialog import compare, rent
 from advisor.conversation.dialog.machine import default_weights
-from advisor.conversation.reader.intent import asks
+from advisor.conversation.reader.intent import asks, asks_time_and_cost
 from advisor.conversation.reader.lang import say
 from advisor.conversation.reader.rental import read_provider, same_provider
 from advisor.conversation.reader.usage import DAYS_PER_MONTH
 from advisor.conversation.render.book import Book
 from advisor.conversation.render.interconnect import LINK_LEAD, SRC_CARD, card_text
 from advisor.conversation.render.labels import provider_label
+from advisor.conversation.render.options_table import wall_text
 from advisor.conversation.render.power_price import at_your_price
 from advisor.estimator.calibration import load_economics
 from advisor.estimator.cost import (
@@ -37,7 +38,7 @@ from advisor.estimator.kv_cache import kv_cache_bytes
 from knowledge.messages import known as has_message
 from knowledge.messages import t
 from knowledge.params import param_counts
-from knowledge.quantities import Bytes
+from knowledge.quantities import Bytes, Seconds
 
 if TYPE_CHECKING:
     from advisor.conversation.turn import Turn
@@ -241,7 +242,10 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
     if mine:  # the person's own price leads; the verdict at that price, then the catalog's quotes as comparison
         text = (note + mine + other + "\n\n" + (lead + "\n\n" if lead else "") + text).strip()
     elif lead:  # a rent-or-buy question opens with the verdict; a question about renting alone with the rental cost
-        text = note + period + text + other + "\n\n" + lead if rent_only else note + lead + other + "\n\n" + text
+        # ("time and cost?" of a training job: how long it runs, then the money)
+        took = _job_time(opt, what, h, book, lang) if training and asks_time_and_cost(text_asked) else ""
+        text = (note + took + period + text + other + "\n\n" + lead if rent_only
+                else note + took + lead + other + "\n\n" + text)
     else:
         if buy.get("amount"):
             cost = book.money(f"purchase of {what}", float(buy["amount"]), str(buy.get("currency", "USD")),
@@ -253,6 +257,16 @@ def rent_lead(turn: Turn, catalog: Catalog, lang: str, region: str, request: dic
 
 
 SRC_STATED = "user input (rental price stated by the user), reader.rental"
+
+
+def _job_time(opt: dict[str, Any], what: str, h: str, book: Book, lang: str) -> str:
+    """"Time and cost?" of a training job: its wall-clock on the cards (the planner's, `wall_text`) and its
+    GPU-hours, said before the money; "" without a wall-clock."""
+    wall = float((opt.get("throughput") or {}).get("wall_s") or 0)
+    if wall <= 0:
+        return ""
+    when = wall_text(f"training wall-clock on {what}", Seconds(wall), book, lang)
+    return t("rent.job_time", lang, what=what, time=when, h=h) + t("sentence.gap", lang)
 
 
 def _verdict_quote(quotes: list[tuple[str, float, str, str, str]], rented: Any, region: str,

@@ -38,6 +38,7 @@ from advisor.conversation.reader.intent import (
     Question,
     asks,
     asks_feasible,
+    asks_time_and_cost,
     engines_compared,
     implies_inference,
     rate_period,
@@ -519,6 +520,7 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                                                       or provider_named(text) is not None),
                                api_provider=provider_named(text) if not workload.is_training else None,
                                asks_monthly=asks_monthly(text),
+                               asks_cost=workload.is_training and asks_time_and_cost(text),
                                engines=() if workload.is_training else engines_compared(text),
                                reference_method=reference_method(text) if workload.is_training else "")
     try:

@@ -534,7 +534,7 @@ _OOM = words(zh=r"爆显存|显存溢出|撑爆|(?:会不会|会|能不能|可�
                 r"(?:memory|vram) (?:blow|run)s? (?:up|out)")
 Question = Literal["memory", "link", "servers", "speed", "token_cost", "context", "batch", "users", "value", "why_count",
                    "cheapest", "fabric", "kv_token", "kv_capacity", "tokens_per_day", "power", "launch", "mfu", "full_load", "rps",
-                   "p99", "fits", "oom", "e2e", "global_batch", "minimum", "api"]
+                   "p99", "fits", "oom", "e2e", "global_batch", "minimum", "api", "time", "cost"]
 QUESTIONS: dict[Question, re.Pattern[str]] = {
     "memory": _MEMORY_QUESTION, "link": _LINK_QUESTION, "servers": _SERVER_QUESTION, "speed": _SPEED_QUESTION,
     "token_cost": TOKEN_COST, "context": _MAX_CONTEXT, "batch": _BATCH_QUESTION, "users": _HOW_MANY_USERS,
@@ -543,6 +543,7 @@ QUESTIONS: dict[Question, re.Pattern[str]] = {
     "launch": _LAUNCH, "mfu": _MFU_QUESTION, "full_load": _FULL_LOAD, "rps": _RPS_QUESTION,
     "p99": _P99, "fits": _FITS, "oom": _OOM, "e2e": _E2E_QUESTION,
     "global_batch": _GLOBAL_BATCH, "minimum": _MINIMUM_CONFIG, "api": _API_VS_SELF,
+    "time": _HOW_LONG, "cost": _HOW_MUCH,
 }
 
 
@@ -562,6 +563,20 @@ def asks(question: Question, text: str) -> bool:
         return any(not _BOUND_AFTER.match(s, m.end()) for m in QUESTIONS[question].finditer(s))
     m = QUESTIONS[question].search(s)
     return m is not None and not (question == "context" and _USERS_AFTER.match(s, m.end()))
+
+
+# the time asked beside the money in words "how long" does not cover: "time and cost?", "cost and duration", "时间和成本"
+_TIME_AND_COST = re.compile(r"(?<![a-z])(?:time|duration|wall[\s-]?clock)\s*(?:and|&|\+|/|,)\s*(?:the\s+)?(?:cost|price|money|budget)|"
+                            r"(?:cost|price|money)\s*(?:and|&|\+|/|,)\s*(?:the\s+)?(?:time|duration)(?![a-z])|"
+                            r"(?:时间|时长|工期)\s*(?:和|与|跟|及|、|/)\s*(?:成本|费用|价格|花费|预算)|"
+                            r"(?:成本|费用|价格|花费)\s*(?:和|与|跟|及|、|/)\s*(?:时间|时长|工期)")
+
+
+def asks_time_and_cost(text: str) -> bool:
+    """Whether `text` asks both how long a job takes and what it costs ("how long and how much", "time and cost?",
+    "要多久、花多少钱", "时间和成本")."""
+    s = (text or "").lower()
+    return bool(_TIME_AND_COST.search(s)) or (asks("time", s) and asks("cost", s))
 
 
 def asks_feasible(text: str) -> bool:

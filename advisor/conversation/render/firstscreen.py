@@ -471,7 +471,9 @@ def load_option(ev: Any) -> Any:
     return top_option(ev) or next((o for o in ev.user_options if o.fits), None)
 
 
-def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
+def time_lead(top: Any, ev: Any, book: Book, lang: str, *, rent: bool = True) -> Lead | None:
+    """"How long?" of a training job: its wall-clock and GPU-hours on `top`, with what a rule says against it and the
+    makers' published total; with `rent`, the job rented by the GPU-hour when its cost was asked too."""
     tr = top.training
     if not tr or not tr.wall:
         return None
@@ -501,6 +503,8 @@ def time_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
             text += t("screen.time.instead", lang, name=opt_name(alt, book), days=opt_days(alt, book, lang),
                       lay=opt_layout(alt, lang, book))
     text += published_run(top, ev, book, lang)  # the makers' own total for those tokens, where published
+    if rent and getattr(ev, "asks_cost", False):  # "how long and how much?": the job's GPU-hours rented, after its time
+        text += _job_rent(top, book, lang)
     return Lead(text, None, f"training wall-clock on {top.count}× {top.gpu_name}")
 
 
@@ -757,7 +761,24 @@ def rate_kept(o: Any, ev: Any, book: Book, lang: str, *, after_but: bool = False
     need = book.num("output the stated request rate needs (requests/s × output tokens)", total, "tokens/s",
                     "requests/s × output tokens a request", 0)
     digits = 0 if qps >= 10 or qps == int(qps) else 2 if qps < 1 else 1
-    said = book.num("request rate", qps, "requests/s", SRC_USER, digits, suffix="" if lang == "zh" else None)
+    said = book.num("request rate", qps, "requests/s", SRC_USER, digits, suffix=t("lead.rate.unit", lang))
     key = "lead.rate.kept" if got >= total else "lead.rate.short_too" if after_but else "lead.rate.short"
     return t(key, lang, qps=said, got=out, need=need)
+
+
+def _job_rent(o: Any, book: Book, lang: str) -> str:
+    """A training job's cost rented by the GPU-hour (its TCO's training-job basis: GPU-hours × the cheapest dated quote,
+    or the rate the person stated), with the rate and its date; "" without a quote."""
+    cloud = o.tco.cloud if o.tco is not None and o.tco.basis == "training_job" else None
+    if cloud is None or not cloud.gpu_hours or cloud.cost.amount <= 0:
+        return ""
+    on = f"{o.count}× {o.gpu_name}"
+    cost = book.money(f"rental of the training job on {on}", cloud.cost.amount, cloud.cost.currency,
+                      "advisor.estimator.cost.estimate_tco (GPU-hours × price per GPU-hour)")
+    unit = book.money(f"price per GPU-hour of {o.gpu_name}", cloud.cost.amount / cloud.gpu_hours, cloud.cost.currency,
+                      "catalog cloud quote" if cloud.stated_rate is None else SRC_USER)
+    if cloud.stated_rate is not None or not cloud.provider:
+        return t("sentence.gap", lang) + t("screen.time.rent_yours", lang, cost=cost, unit=unit)
+    return t("sentence.gap", lang) + t("screen.time.rent", lang, cost=cost, unit=unit, provider=cloud.provider,
+                                       date=cloud.as_of or "")
 

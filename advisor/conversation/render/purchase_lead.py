@@ -14,7 +14,7 @@ from advisor.conversation.render.book import (
     decimals_for,
     money_of,
 )
-from advisor.conversation.render.firstscreen import Lead, load_option, rate_kept
+from advisor.conversation.render.firstscreen import Lead, load_option, rate_kept, time_lead
 from advisor.conversation.render.options_table import (
     misses,
     need_and_usable,
@@ -55,7 +55,11 @@ def price_lead(top: Any, ev: Any, book: Book, lang: str) -> Lead | None:
         deciding = f"full purchase of {top.count}× {top.gpu_name} (GPUs and servers)"
     else:
         deciding = f"purchase price of {top.count}× {top.gpu_name} (GPUs only)"
-    return Lead(text + t("sentence.end", lang), None, deciding)
+    text += t("sentence.end", lang)
+    if getattr(ev, "asks_cost", False) and ev.workload.is_training:  # "the time and the price?": the time first
+        took = time_lead(top, ev, book, lang, rent=False)
+        text = (took.text + t("sentence.gap", lang) if took is not None else "") + text
+    return Lead(text, None, deciding)
 
 def which_lead(top: Any, ev: Any, book: Book, lang: str, key: str = "screen.which") -> Lead:
     """"Which GPUs?": the full purchase of the leading configuration first (cards, servers, 3-year TCO; issue 30),
