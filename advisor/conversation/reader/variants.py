@@ -57,6 +57,13 @@ _QUANT_QUESTION = re.compile(
     r"(?<![a-z])(?:what|which|best|highest|biggest|largest|lowest|max(?:imum)?)\s+(?:gguf\s+|q\s*)?(?:quant(?:s|ization|isation)?"
     r"(?:\s+level)?|bit[\s-]?(?:width|depth)|q[\s-]?level)(?![a-z])|how (?:low|far|much) (?:do|should|must|would) (?:i|we|you) "
     r"(?:need to |have to )?quanti[sz]e|(?:哪个|什么|哪种|最高|最低|用几|几)\s*(?:位|bit|比特)?\s*(?:量化|精度)(?!\s*kv)")
+# a training run's FP8 gain asked with FP8 alone named ("would FP8 training speed up a 70B run, and by how much?",
+# "用 FP8 训练能快多少"): the run in FP8 against the BF16 it would otherwise use
+_FP8_SPEEDUP = re.compile(rf"(?<![a-z0-9])fp8(?![a-z0-9]){_ANY}{{0,60}}?(?:speed(?:s|ed)?[\s-]*(?:it\s+|things\s+)?up|"
+                          r"speed[\s-]?up|faster|quicker|(?:how\s+much|what)\s+(?:time|gain|speed[\s-]?up)|save|提速|加速|快多少|快几|"
+                          rf"能快|更快|省多少|节省)|(?:speed[\s-]?up|faster|提速|加速|快多少){_ANY}{{0,80}}?(?:with|用|换成|改用)\s*"
+                          r"fp8(?![a-z0-9])")
+_TRAINING_WORD = re.compile(r"(?<![a-z])(?:train(?:ing|ed)?|pre[\s-]?train(?:ing)?|fine[\s-]?tun\w*)(?![a-z])|训练|预训练|微调")
 QUANT_LADDER = ("bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k")
 
 
@@ -67,6 +74,8 @@ def read_variants(text: str) -> tuple[Variant, ...]:
         named = _two_named(s, table)
         if named:
             return tuple((field, v) for v in named)
+    if _FP8_SPEEDUP.search(s) and _TRAINING_WORD.search(s):  # FP8 named alone, its gain asked: against BF16
+        return (("weights", "fp8"), ("weights", "bf16"))
     if _QUANT_QUESTION.search(s) and not _two_named(s, _FORMATS):
         return tuple(("weights", f) for f in QUANT_LADDER)
     if _KV_8BIT.search(s):

@@ -20,7 +20,8 @@ def asks_pace(ev: Any) -> bool:
     """Whether the question asks how fast (speed, first token, an answer's time: "what speed does each get?", "卡不卡"):
     the chat-turn load leads. Asked whether it fits or can serve them, the memory verdict on whole contexts leads and
     the chat-turn load follows it (turns_intro)."""
-    return bool(getattr(ev, "asks_speed", False) or getattr(ev, "asks_ttft", False) or getattr(ev, "asks_e2e", False))
+    return bool(getattr(ev, "asks_speed", False) or getattr(ev, "asks_ttft", False) or getattr(ev, "asks_e2e", False)
+                or getattr(ev, "asks_p99", False))  # "what's the p99 latency …?": a tail latency is a pace too
 
 
 def turns_held(ev: Any, o: Any) -> dict[str, Any] | None:
