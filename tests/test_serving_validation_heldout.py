@@ -53,7 +53,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # projection's narrow reduction, the permutation's memory traffic): Qwen3-30B-A3B and gpt-oss at 8k prompts on
 # B200/GB200/H100/H200 and gpt-oss-120b on GB200 at 1k/1k come within (6), the RTX PRO 6000's Qwen3-30B-A3B 8k row
 # falls out (-14 -> -27 %). 109 of 183.
-HELD_OUT_FLOOR = 109
+# 2026-12-08, TensorRT-LLM's KV cache holding every layer of a hybrid-attention model at the whole sequence (one pool
+# per attention window only when kv_cache_config.max_attention_window lists them; the perf overview's gpt-oss options
+# do not): gpt-oss at 1k/8k, 1k/32k and 8k/1k on B200, GB200, H200 and H100 come within (9), none lost; the Hopper
+# 1k/1k rows stay out (+51…+63 %). 118 of 183.
+HELD_OUT_FLOOR = 118
 
 
 

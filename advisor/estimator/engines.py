@@ -48,6 +48,9 @@ class ServingProfile(Frozen):
     continuous_batching: bool = True  # False: one request at a time (transformers generate, llama.cpp default slot)
     speculative: bool = False  # the engine offers speculative decoding (an explicit option, never a default)
     fp4_compute: bool = False  # runs FP4 (NVFP4/MXFP4) matmuls on Blackwell tensor cores
+    # a hybrid-attention model's sliding-window layers keep only their window of a running request in the KV cache
+    # (vLLM V1's SlidingWindowManager, SGLang's hybrid SWA pool); False: every layer's pool holds the whole sequence
+    window_kv_freed: bool = True
     # per FP8 GEMM and layer: the kernel that quantises the activations per token group before a block-scaled FP8
     # GEMM on FP8 tensor cores (advisor.estimator.throughput.fp8_gemms_per_layer); None: fused into the previous kernel
     act_quant_s: EngineConstant | None = None

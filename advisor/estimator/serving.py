@@ -35,7 +35,7 @@ from .collectives import hand_overs
 from .engine_memory import engine_kv_budget, visible_bytes
 from .engines import default_engines
 from .formats import check_format, native_compute, weight_bytes
-from .kv_cache import kv_cache_bytes
+from .kv_cache import kv_cache_bytes, sliding_layers
 from .memory import default_inference_format
 from .serving_ladder import Envelope
 from .serving_sim import MEASURED, RequestMix, Scheduler, ServingResult, Speculation, saturation, simulate
@@ -176,14 +176,19 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
     if attention_dp:
         seqs, budget = seqs * tp, budget * tp
     kv_tok = max(1, kv_cache_bytes(model, context, 1, kv, tp, attention_dp=attention_dp) // context)  # at the context
+    if not sv.window_kv_freed and sliding_layers(model):  # every layer's pool at the whole sequence (TensorRT-LLM)
+        kv_tok = max(1, kv_cache_bytes(replace(model, sliding_window=None), context, 1, kv, tp,
+                                       attention_dp=attention_dp) // context)
     b = engine_kv_budget(engine, model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context,
                          attention_dp=attention_dp)
     if b is not None:
         cap = b.kv_tokens
-        if kv_tok < b.kv_bytes_per_token:
+        if kv_tok < b.kv_bytes_per_token and sv.window_kv_freed:
             # hybrid attention (gpt-oss, Gemma 3): the engine's start-up figure sizes every layer for the whole
             # sequence, but a running request's sliding-window layers keep only their window (vLLM V1's
-            # SlidingWindowManager frees the blocks that leave it), so the pool holds more tokens in service
+            # SlidingWindowManager frees the blocks that leave it), so the pool holds more tokens in service.
+            # TensorRT-LLM keeps one pool per attention window only when kv_cache_config.max_attention_window lists
+            # the windows (default None: every layer at the whole sequence, as its perf-overview runs gpt-oss)
             cap = int(b.kv_tokens * b.kv_bytes_per_token // kv_tok)
     elif engine == "llama.cpp":
         # llama.cpp takes what it needs of the whole card, as the memory estimate counts it (usable fraction 1): the
