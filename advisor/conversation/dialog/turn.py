@@ -55,6 +55,7 @@ from advisor.conversation.reader.turn import (
     ambiguity,
     ambiguity_question,
     asks_which_model,
+    bare_count,
     drop_ambiguous,
     keep_job,
     models_referred,
@@ -155,6 +156,7 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
         return
     slots = extract(text, catalog, pending=state.pending, lang=lang, training=state.slots.training)
     _tokens_not_size(slots, state)
+    bare_count(text, slots, state)  # "what about 512?" after a run on 256 A100s: 512 of them
     intent = read_intent(text, slots, state)
     if slots.model is None and slots.size_params is None and (slots.candidates or slots.existing) and \
             act_of(intent, text, slots) in ("legality", "market"):
@@ -242,8 +244,9 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     working.act_text = state.act_text if asked is not text else text
     read_references(working, slots, intent)
     if intent == "how_many" and not (slots.candidates or slots.existing or slots.gpu_count) and not asks("users", text) \
-            and not any(asks(q, text) for q in _FIGURES) \
+            and not any(asks(q, text) for q in _FIGURES if q != "speed" or not (slots.tpot_ms or slots.min_tokens_per_s)) \
             and len(working.slots.candidates) == 1 and working.slots.existing is None:
+        # (a speed said as the target, "几张卡才能保证每路 20 token/s", is what the count is for, not a figure asked)
         working.slots.candidates[0].count = None  # "买 H20 跑 R1" → "要几台": the count of that card is the question
     changes = merge(working, slots)
     working.intent = intent

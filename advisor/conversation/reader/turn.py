@@ -178,3 +178,26 @@ CODING = re.compile(r"\bcod(?:e|ing|er)\b|\bprogramming\b|编程|写代码|代�
 def asks_which_model(text: str) -> bool:
     """The message asks which model to run (on the cards it names), rather than naming one."""
     return bool(_WHICH_MODEL.search(text or ""))
+
+
+# a follow-up that is a number and nothing else ("what about 512?", "and 1024?", "512 呢？", "换成 2048 试试")
+_BARE_NUMBER = re.compile(r"^\s*(?:(?:so\s+)?(?:what|how)\s+about|and|or|with|try|then|what\s+if\s+(?:we\s+(?:use|had)\s+)?|"
+                          r"那|那么|换成|改成|如果是?|要是)?\s*(?P<n>\d{1,6})\s*(?:呢|的话呢?|试试|instead|then)?\s*[?？.!。]*\s*$")
+_TRAINED = ("pretrain", "full", "lora", "qlora", "freeze")
+
+
+def bare_count(text: str, slots: Slots, state: DialogState) -> None:
+    """A follow-up that is a number alone, read in the unit the previous answer was sized in: "what about 512?" after
+    a training run planned on a count of one card ("Pretrain a 13B … with 256 A100s") is that card's new count
+    (`slots.gpu_count`); "what about 100?" after serving a stated number of users is the users, when it is more than
+    a server's cards (16). A small number after a serving answer could be either and is left unread (the question
+    that follows asks)."""
+    m = _BARE_NUMBER.match(text or "")
+    prev = state.slots
+    if m is None or not state.answered or slots.gpu_count is not None or slots.candidates or slots.existing:
+        return
+    n = int(m.group("n"))
+    if prev.task in _TRAINED and len(prev.candidates) == 1 and (prev.candidates[0].count or prev.gpu_count) and n >= 1:
+        slots.gpu_count = n
+    elif prev.task in (None, "inference") and prev.concurrency and n > 16:
+        slots.concurrency = n
