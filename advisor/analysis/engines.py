@@ -19,7 +19,7 @@ from advisor.analysis.steps import Step, timed
 from advisor.estimator.calibration import load_calibration
 from advisor.estimator.formats import bits_per_weight
 from advisor.estimator.memory import default_inference_format, estimate_memory
-from advisor.estimator.serving import simulate_serving
+from advisor.estimator.serving import saturating_concurrency, simulate_serving
 from advisor.estimator.throughput import estimate_throughput
 from advisor.recommend.search import sized
 from advisor.workload import Workload, speed_workload
@@ -45,13 +45,17 @@ def engine_formats(engine: str, gpu: GpuSpec) -> tuple[str, ...]:
 
 
 def engine_run(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, engine: str,
-               stated_weights: str | None = None, attention_dp: bool = False, kv_stated: bool = True) -> EngineRun:
+               stated_weights: str | None = None, attention_dp: bool = False, kv_stated: bool = True,
+               full_load: bool = False) -> EngineRun:
     """`engine` on `count` × `gpu`: the most precise of its formats (no more precise than the checkpoint) that fits,
     and its decode speed there; weights "" when none fits. `attention_dp`: the configuration runs an MLA model's
     attention data-parallel (the recommender's layout), which the server engines offer (vLLM and SGLang
     --enable-dp-attention, TensorRT-LLM enable_attention_dp) and llama.cpp and transformers do not. `kv_stated`
     False: a server engine that holds the load only with an FP8 KV cache (--kv-cache-dtype fp8) keeps its weights
-    at that format, as the recommender's own change does, before a less precise weight format is tried."""
+    at that format, as the recommender's own change does, before a less precise weight format is tried.
+    `full_load`: "which has more throughput?" with no load said: each engine timed at the chat turns it runs at once
+    (its max_num_seqs, no more than its KV cache holds: `saturating_concurrency`), as an offline throughput benchmark
+    runs it."""
     own = default_inference_format(model)
     formats = [stated_weights] if stated_weights else [
         f for f in engine_formats(engine, gpu) if bits_per_weight(f) <= bits_per_weight(own)]
@@ -63,11 +67,13 @@ def engine_run(model: ModelSpec, workload: Workload, gpu: GpuSpec, count: int, e
             est = estimate_memory(model, w, gpu)
             if not sized(est, gpu):
                 continue
-            per_user, total, ttft = _speed(model, gpu, count, w)
+            most = saturating_concurrency(model, gpu, count, speed_workload(w), load_calibration(),
+                                          engine=engine) if full_load else 0
+            per_user, total, ttft = _speed(model, gpu, count, replace(w, concurrency=most) if most else w)
         except (AdvisorError, ValueError):
             continue
         return EngineRun(engine, gpu.id, gpu.name, count, fmt, est.per_gpu.total, est.usable_bytes(gpu),
-                         per_user, total, ttft, kv=kv if kv != workload.kv else "")
+                         per_user, total, ttft, kv=kv if kv != workload.kv else "", full_load=most)
     return EngineRun(engine, gpu.id, gpu.name, count, "")
 
 
@@ -93,7 +99,9 @@ def engine_runs(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     gpu = catalog.gpu(o.gpu)
     stated = request.workload.weights if "weights" in request.stated else None
     kv_stated = "kv" in request.stated
+    full = request.asks_full_load and "concurrency" not in request.stated  # "which has more throughput?"
     return timed(steps, "compare_engines", {"gpu": gpu.id, "count": o.count, "engines": list(request.engines)},
-                 lambda: [engine_run(model, request.workload, gpu, o.count, e, stated, o.layout.attention_dp, kv_stated)
+                 lambda: [engine_run(model, request.workload, gpu, o.count, e, stated, o.layout.attention_dp, kv_stated,
+                                     full_load=full)
                           for e in request.engines],
                  lambda r: "; ".join(f"{x.engine}: {x.weights or 'does not fit'} {x.tokens_per_s:.0f} tok/s" for x in r))

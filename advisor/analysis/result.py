@@ -97,6 +97,7 @@ class EngineRun(msgspec.Struct):
     tokens_per_s_total: float = 0.0  # all sequences together
     ttft_s: float = 0.0  # median time to first token at that load (0: not computed)
     kv: str = ""  # the KV-cache format when the engine holds the load only with one other than asked ("fp8")
+    full_load: int = 0  # timed at its full load: the chat turns it runs at once (max_num_seqs and KV cache); 0: as asked
 
 
 class PinnedNote(msgspec.Struct):

@@ -332,6 +332,8 @@ _HOW_MUCH_MEMORY = re.compile(r"(?:要|需要|得|占)?多少(?:显存|内存|gb
 _TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token|"
                          r"(?<![a-z])pre-?fill(?:ing|s|ed)?(?![a-z])|预填充|预填")
 # the utilisation named ("what MFU?", "算力利用率能到多少"), not a per-GPU rate in other words: the answer opens with it
+# "vLLM or TensorRT-LLM, which has more throughput?" with no load said: the engines at their full load
+_THROUGHPUT_WORD = re.compile(r"throughput|吞吐|tokens?/s in total|total tokens?/s|aggregate|合计")
 _MFU_WORD = re.compile(r"(?<![a-z])(?:mfu|hfu)(?![a-z])|flops utili[sz]ation|算力利用率")
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢"): the
 # questions of reader.intent, and words for a speed or with speculation
@@ -484,7 +486,9 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_train_speed=workload.is_training and (asks("speed", text) or asks("mfu", text)),
                                asks_mfu=workload.is_training and asks("mfu", text) and bool(_MFU_WORD.search(text.lower())),
                                # (a serving batch said, "batch 64 的吞吐量", is the load asked about, not the most)
-                               asks_full_load=not workload.is_training and asks("full_load", text) and slots.batch is None,
+                               asks_full_load=not workload.is_training and slots.batch is None and (
+                                   asks("full_load", text) or (bool(engines_compared(text)) and slots.concurrency is None
+                                                               and bool(_THROUGHPUT_WORD.search(text.lower())))),
                                asks_rps=not workload.is_training and asks("rps", text), rate_period_s=rate_period(text),
                                # "p95 TTFT under 2 s" is a target at that percentile (slots.ttft_pct), not a tail asked
                                asks_p99=not workload.is_training and asks("p99", text) and slots.ttft_pct is None,

@@ -52,23 +52,32 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         if getattr(ev, "asks_ttft", False) and r.ttft_s > 0:  # "compare the TTFT of vLLM and SGLang": theirs too
             ttft = book.latency(f"median time to first token with {name} on {where}", Seconds(r.ttft_s), SRC_THROUGHPUT)
             parts.append(t("acts.engine.run_ttft", lang, engine=name, speed=speed, ttft=ttft, fmt=fmt, mem=mem))
+        elif r.full_load and r.tokens_per_s_total > 0:  # "more throughput?": each at the load it runs at once
+            total = book.num(f"decode tokens/s in total with {name} at full load on {where}", r.tokens_per_s_total,
+                             "tokens/s", SRC_THROUGHPUT, 0)
+            parts.append(t("acts.engine.run_full", lang, engine=name, speed=speed, total=total, fmt=fmt, mem=mem,
+                           n=book.count(f"requests at once with {name} on {where}", r.full_load, "sequences",
+                                        SRC_THROUGHPUT)))
         elif (ev.workload.concurrency or 1) > 1 and r.tokens_per_s_total > 0:  # under load: the total too
             total = book.num(f"decode tokens/s in total with {name} on {where}", r.tokens_per_s_total, "tokens/s",
                              SRC_THROUGHPUT, 0)
             parts.append(t("acts.engine.run_load", lang, engine=name, speed=speed, total=total, fmt=fmt, mem=mem))
         else:
             parts.append(t("acts.engine.run", lang, engine=name, speed=speed, fmt=fmt, mem=mem))
-    fitting = sorted((r for r in runs if r.weights), key=lambda r: -r.tokens_per_s)
+    full = any(r.full_load for r in runs)  # at full load the engines are judged on their total, not one user's speed
+    fitting = sorted((r for r in runs if r.weights), key=lambda r: -(r.tokens_per_s_total if full else r.tokens_per_s))
     if not fitting:
         verdict = t("acts.engine.verdict.none", lang)
     elif len(fitting) == 1:
         verdict = t("acts.engine.verdict.only", lang, engine=ENGINE_NAMES.get(fitting[0].engine, fitting[0].engine))
-    elif fitting[0].tokens_per_s <= fitting[1].tokens_per_s * (1 + SAME_SPEED):
-        verdict = t("acts.engine.verdict.same", lang)
+    elif (fitting[0].tokens_per_s_total <= fitting[1].tokens_per_s_total * (1 + SAME_SPEED) if full
+          else fitting[0].tokens_per_s <= fitting[1].tokens_per_s * (1 + SAME_SPEED)):
+        verdict = t("acts.engine.verdict.same_total" if full else "acts.engine.verdict.same", lang)
     else:
-        verdict = t("acts.engine.verdict.faster", lang, engine=ENGINE_NAMES.get(fitting[0].engine, fitting[0].engine))
+        verdict = t("acts.engine.verdict.more_total" if full else "acts.engine.verdict.faster", lang,
+                    engine=ENGINE_NAMES.get(fitting[0].engine, fitting[0].engine))
     users = ev.workload.concurrency or 1
-    load = t("acts.engine.users", lang, n=users) if users > 1 else ""
+    load = t("acts.engine.users", lang, n=users) if users > 1 else t("acts.engine.full", lang) if full else ""
     text = t("acts.engine.lead" if fitting else "acts.engine.lead.none", lang, verdict=verdict, where=where, runs=t("list.sep", lang).join(parts), load=load)
     return fs.Lead(text, None, f"decode tokens/s per user with {ENGINE_NAMES.get(runs[0].engine)} on {where}")
 
