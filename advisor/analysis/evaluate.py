@@ -198,7 +198,8 @@ def _minimum_at_4bit(request: AnalysisRequest, model: ModelSpec, steps: list[Ste
 def count_said(request: AnalysisRequest, rec: Recommendation, ev: Analysis) -> tuple[NamedConfig, ...]:
     """"How long to train X on 2048 GPUs?": the count said with no card is the configuration asked about, so a
     training job is evaluated at exactly that count on the search's leading card (the search alone would answer
-    with its own smallest count that meets the deadline); the card so chosen is said as an assumption."""
+    with its own smallest count that meets the deadline); the card so chosen is said as an assumption. Two counts
+    ("GPUs from 256 to 512") are two configurations of that card, compared."""
     n = request.count_said
     lead = next((o for o in rec.options if o.meets_targets), rec.options[0] if rec.options else None)
     if n is None or request.named or not request.workload.is_training or lead is None:
@@ -206,7 +207,8 @@ def count_said(request: AnalysisRequest, rec: Recommendation, ev: Analysis) -> t
     en, zh = pair("assumption.count_said", n="{n}", gpu=lead.gpu_name)  # {n}: a number the renderer records
     ev.assumptions.append(Assumption(en, zh, {"n": (n, "", "user input")}))
     ev.count_card = lead.gpu_name
-    return (NamedConfig(gpu=lead.gpu, count=n, role="candidate", count_only=True),)
+    said = (n, request.count_said_to) if request.count_said_to else (n,)  # "from 256 to 512 GPUs": both, one card
+    return tuple(NamedConfig(gpu=lead.gpu, count=k, role="candidate", count_only=True) for k in said)
 
 
 def _named_options(request: AnalysisRequest, rec: Recommendation, steps: list[Step], ev: Analysis) -> None:

@@ -59,6 +59,7 @@ class AnalysisRequest(Frozen):
     # GPUs said with no card ("train it on 2048 GPUs"): a training job is answered at that count, on the search's
     # leading card (advisor.analysis.evaluate.count_said)
     count_said: Annotated[int, Meta(ge=1, le=65536)] | None = None
+    count_said_to: Annotated[int, Meta(ge=1, le=65536)] | None = None  # "GPUs from 256 to 512": the second count
     # cards known only by their memory, counted ("two 24GB cards"): the need is also split over that many
     capacity_count: Annotated[int, Meta(ge=1, le=1024)] | None = None
     stated: tuple[str, ...] = ()  # the workload fields the user stated (the rest are defaults or inferred)

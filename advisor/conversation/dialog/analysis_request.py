@@ -50,6 +50,8 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
         count_said=s.gpu_count if s.gpu_count and not s.existing and not s.candidates and s.capacity is None
         and s.device is None else None,  # "a 24GB card": the card is that memory, not the search's stand-in
+        count_said_to=s.gpu_count_to if s.gpu_count and not s.existing and not s.candidates and s.capacity is None
+        and s.device is None else None,
         capacity_count=s.gpu_count if s.capacity is not None and s.gpu_count and 1 < s.gpu_count <= 1024
         and not s.existing and not s.candidates and s.device is None else None,  # "two 24GB cards"
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,

@@ -132,6 +132,9 @@ def cards_verdict(options: list[dict[str, Any]], text: str, lang: str, catalog: 
     if wanted:  # the configurations the question names, not the changes the answer suggests beside them
         options = [o for o in options if (o["gpu"], o.get("count")) in wanted
                    or ((o["gpu"], None) in wanted and "candidate" in (o.get("labels") or []))]
+    else:  # "GPUs from 256 to 512" with no card: the counts said, on the card the analysis took (count_said)
+        said = [o for o in options if "candidate" in (o.get("labels") or [])]
+        options = said if len(said) >= 2 else options
     options = list({(o["gpu"], o.get("count")): o for o in options}.values())
 
     def name(o: dict[str, Any]) -> str:

@@ -193,6 +193,7 @@ def merge(state: DialogState, new: Slots) -> list[Change]:
             # "a single RTX 5090?" → "and the 4090?": the card swapped at the count asked about (not re-sized to 2)
             cands = [replace(cands[0], count=old.candidates[0].count)]
         put("candidates", cands)
+    merged.gpu_count_to = new.gpu_count_to  # a second count said with no card holds for its own turn only
     if new.gpu_count is not None:
         if new.existing is None and not new.candidates:
             if merged.existing is not None:

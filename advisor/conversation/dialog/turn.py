@@ -180,6 +180,8 @@ def _respond(state: DialogState, text: str, lang: str, catalog: Catalog,
     models_referred(text, slots, state)
     if len(slots.models) >= 2:
         intent = "compare"  # two models named in one question (or the pair referred to): both are answered
+    elif slots.gpu_count_to:
+        intent = "compare"  # "GPUs from 256 to 512": the run at both counts (evaluate.count_said), side by side
     follow = _catalog_follow_up(state, text, slots, intent, lang, catalog)
     if follow is not None:  # "8卡H100多少钱" → "换成 H20 呢" / "and with 3 years of power?": the price asked again
         slots, intent, text = follow

@@ -106,3 +106,28 @@ def _covers(text: str, part: str, at: int) -> bool:
             return True
         i = text.find(part, i + 1)
     return False
+
+
+# no card named, GPUs counted at two sizes: "doubling GPUs from 256 to 512", "从 256 卡扩到 512 卡", "going from 64 to
+# 128 GPUs"; the GPU word before "from" or after a count (nodes are servers, not GPUs)
+_GPU_WORD = r"(?:张卡|块卡|卡|gpus?(?![a-z])|cards?(?![a-z]))"
+_GENERIC_FROM_TO = re.compile(
+    rf"(?P<pre>(?<![a-z]){_GPU_WORD}[^?？。!！,，;；\d]{{0,12}}?)?(?:从|由|(?<![a-z])from)\s*(?P<a>\d{{1,5}})\s*"
+    rf"(?P<unit_a>{_GPU_WORD})?\s*(?:(?:增加|扩容|扩展|扩|加|升级|提升|提高|翻倍|变|换|上|涨)(?:到|至|成)|到|至|(?:up )?to|->|→)\s*"
+    rf"(?P<b>\d{{1,5}})\s*(?P<unit>{_GPU_WORD})?")
+
+
+def read_generic_count_pair(t: Text, slots: Slots) -> None:
+    """GPUs counted at two sizes with no card named ("does doubling GPUs from 256 to 512 halve the time?"): the
+    first count is `gpu_count`, the second `gpu_count_to`; both are answered on the card the search leads with
+    (advisor.analysis.evaluate.count_said). A GPU word must stand before "from" or after a count."""
+    if slots.candidates or slots.existing is not None:
+        return
+    m = _GENERIC_FROM_TO.search(t.s)
+    if m is None or not (m.group("pre") or m.group("unit_a") or m.group("unit")):
+        return
+    a, b = int(m.group("a")), int(m.group("b"))
+    if not (1 <= a <= _MAX_COUNT and 1 <= b <= _MAX_COUNT) or a == b:
+        return
+    slots.gpu_count, slots.gpu_count_to = a, b
+    t.consume(m.start("a"), m.end())

@@ -29,6 +29,7 @@ from advisor.conversation.reader.amounts import (
     read_size,
     read_tokens,
 )
+from advisor.conversation.reader.count_pairs import read_generic_count_pair
 from advisor.conversation.reader.cues import words
 from advisor.conversation.reader.dataset import apply_epochs, job_from_tokens, read_batch_job, read_dataset
 from advisor.conversation.reader.deadline_words import read_deadline_words
@@ -163,7 +164,9 @@ def extract(text: str, catalog: Catalog | None = None, *, pending: str | None = 
     read_deadline_and_years(t, slots)
     read_deadline_words(t, slots)  # "overnight", "周末": after a duration said in numbers
     read_size(t, slots, catalog)
-    read_gpu_count(t, slots)
+    read_generic_count_pair(t, slots)  # "GPUs from 256 to 512": two counts, no card named
+    if slots.gpu_count_to is None:
+        read_gpu_count(t, slots)
     count_of_layout(slots)  # "TP8×PP4×DP16" with no count: 512 GPUs
     read_precision(t, slots)
     read_task(t, slots, training)

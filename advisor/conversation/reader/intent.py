@@ -456,7 +456,8 @@ _LAUNCH = words(zh=r"启动命令|启动参数|部署命令|运行命令|命令�
 # "what MFU should I expect?", "算力利用率多少": a training run's model-FLOPs utilisation (a stated one, "at 40 % MFU", is
 # an input: slots.mfu)
 _MFU_QUESTION = words(zh=r"(?:算力利用率|mfu)[^，。]{0,6}(?:多少|多高|能到|大概|几|如何|怎么样)|(?:多少|多高)[^，。]{0,4}(?:算力利用率|mfu)",
-                      en=r"(?:what|which|expected?|expect|how (?:much|high)|typical|realistic|achievable)[^?.!\n]{0,40}"
+                      en=r"(?:what|which|expected?|expect|how (?:much|high)|typical|realistic|achievable|estimated?|"
+                         r"estimating|predict(?:ed)?|calculate|compute|tell me|give me)[^?.!\n]{0,40}"
                          r"(?<![a-z])(?:mfu|hfu|model flops utili[sz]ation)(?![a-z])|(?<![a-z])mfu\s*[?？]|"
                          r"(?:^|[.!?;]\s*)(?:and\s+)?(?:the\s+)?(?:mfu|hfu)\s+(?:for|of|when|on|in|with)|"  # "MFU for training …?"
                          # a training run's rate in other words: "what per-GPU token rate is realistic?"

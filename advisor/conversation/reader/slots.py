@@ -96,6 +96,7 @@ class Slots(Mutable):
     fleet: str | None = None
     candidates: list[GpuMention] = msgspec.field(default_factory=list)
     gpu_count: int | None = None
+    gpu_count_to: int | None = None  # "GPUs from 256 to 512" with no card: the second count (gpu_count the first)
     gpu_cap: int | None = None  # "up to 128 H200s": the most GPUs there are; how many are needed is the question
     # amounts said as a factor of the last one, by what they apply to (reader.factors): "2x the GPUs" {"gpus": 2},
     # "预算翻倍" {"budget": 2}, "double the users" {"users": 2}, "half the context" {"context": 0.5} (dialog.relative)
