@@ -18,6 +18,7 @@ from advisor.analysis.limits import capacity, config_limits, speed_at
 from advisor.analysis.load_answers import (
     batch_job,
     budget_users,
+    chat_turns_apply,
     chunked_prefill,
     fuller_for_tokens,
     held_or_capacity,
@@ -458,6 +459,15 @@ def _users_held(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     most users meeting the per-token target (`Analysis.load`, read by the users lead)."""
     if one is None or one.fits or not request.named:
         return
+    if (request.asks_speed or request.asks_ttft) and chat_turns_apply(request, one):
+        # "40 users on 2× L20: TTFT and speed? how many at 20 tokens/s?": the speed asked is at the 40 users, as chat
+        # turns on the paged KV cache (whole contexts do not fit), the users lead the most within the target there
+        turns = load_at(request, model, catalog.gpu(one.gpu), one, request.workload.concurrency, steps, turns_held=True)
+        if turns and (turns.get("held") or 0) >= request.workload.concurrency and not turns.get("preemptions"):
+            ev.load = turns  # the users lead reads its limit; the load line is the named cards' chat turns
+            ev.turns_load = {**turns, "gpu": one.gpu, "count": one.count, "whole": held_sequences(ev, one),
+                             "format": None}
+            return
     held = held_sequences(ev, one)
     if held < 1:
         return

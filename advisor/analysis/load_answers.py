@@ -276,7 +276,7 @@ def turns_users(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     also the chat turns an engine that pages its KV cache holds at once and how many of them meet the per-token
     target (`Analysis.turns_users`), when that is more users."""
     load = ev.load or {}
-    if load.get("limit_bound") != "memory" or not _chat_turns_apply(request, asked):
+    if load.get("limit_bound") != "memory" or not chat_turns_apply(request, asked):
         return
     # the target's limit comes from the ladder whatever the load simulated; the memory bound from the chat turns held
     probe = load_at(request, model, catalog.gpu(asked.gpu), asked, max(1, int(load["concurrency"])), steps,
@@ -307,7 +307,7 @@ def load_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, option: Op
 PAGED_KV_ENGINES = frozenset({"vllm", "sglang", "trtllm"})
 
 
-def _chat_turns_apply(request: AnalysisRequest, option: Option) -> bool:
+def chat_turns_apply(request: AnalysisRequest, option: Option) -> bool:
     """Whether `option`'s users may be judged by their chat turns: neither the context nor the request lengths were
     said, the context is the generic default (a model's own, a reasoning model's long answers, is no chat turn), and
     the engine pages its KV cache (llama.cpp and transformers reserve whole contexts)."""
@@ -323,7 +323,7 @@ def turns_load(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
     are simulated at the load asked, a chat turn each, with the cache the weights leave; when all their turns fit it
     at once (no preemption) that load is `Analysis.turns_load`, answered beside the verdict on whole contexts."""
     w = request.workload
-    if one.fits or w.task != "inference" or w.concurrency <= 1 or not _chat_turns_apply(request, one):
+    if one.fits or w.task != "inference" or w.concurrency <= 1 or not chat_turns_apply(request, one):
         return
     gpu = catalog.gpu(one.gpu)
     whole, served, fmt = held_sequences(ev, one), one, None
