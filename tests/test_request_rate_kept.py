@@ -81,3 +81,23 @@ def test_more_cards_keep_up_with_more() -> None:
 def test_no_rate_no_rate_sentence() -> None:
     first = answer("Can one L40S serve Llama-3.1-8B to 16 users?").splitlines()[0]
     assert "requests/s" not in first and "keeping up" not in first, first
+
+
+@pytest.mark.parametrize(("text", "lang", "kept"), [
+    ("can 1 h100 do 100 rps for llama 8b", "en", False),
+    ("can 1 h100 do 20 rps for llama 8b", "en", True),
+    ("一张 H100 跑 Llama-3.1-8B，每秒 100 个请求扛得住吗？", "zh", False),
+])
+def test_rate_said_of_cards_holding_only_chat_turns(text: str, lang: str, kept: bool) -> None:
+    """The users a rate makes (Little's law) hold as chat turns, not as whole contexts: the first sentence says
+    whether the output at that load keeps up with the rate, not that the cards fall short of whole contexts."""
+    first = answer(text, lang).splitlines()[0]
+    if lang == "en":
+        assert first.startswith("**Yes," if kept else "**No,"), first
+        got, need = _need_and_got(first)
+    else:
+        assert ("跟得上" in first) if kept else ("跟不上" in first), first
+        got, need = number(r"输出合计 ([\d,]+) tokens/s", first), number(r"需要 ([\d,]+) tokens/s", first)
+    assert (got >= need) == kept
+    rate = number(r"(?:do|每秒) (\d+)", text)
+    assert need == rate * 195  # the rate × a chat turn's 195 output tokens

@@ -361,6 +361,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.rate.unit": "requests/s",
     "lead.rate.short": ", but not with {qps}: {got} of output against the {need} they ask for",
     "lead.rate.short_too": ", and not with {qps} either: {got} of output against the {need} they ask for",
+    "lead.rate.turns_kept": "**Yes, {who} keeps up with {qps}**: {got} of output against the {need} they ask for, as chat turns of {turn} tokens ({n} requests at once, {per} each).",
+    "lead.rate.turns_short": "**No, {who} does not keep up with {qps}**: {got} of output against the {need} they ask for, even as chat turns of {turn} tokens ({n} requests at once, {per} each).",
     "lead.no_used_price": "The catalog has no used price for the {gpu}, so it is priced new below. ",
     "lead.price_of_fitting": "{one} does not hold it; {fits} does: ",
     "lead.within_budget": "**Within your budget of {budget}**: ",

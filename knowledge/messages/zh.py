@@ -359,6 +359,8 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.rate.unit": "",
     "lead.rate.short": "，但跟不上每秒 {qps} 个请求：输出合计 {got}，需要 {need}",
     "lead.rate.short_too": "，也跟不上每秒 {qps} 个请求：输出合计 {got}，需要 {need}",
+    "lead.rate.turns_kept": "**{who}跟得上每秒 {qps} 个请求**：按每轮对话 {turn} tokens 计，同时 {n} 路、每路 {per}，输出合计 {got}，需要 {need}。",
+    "lead.rate.turns_short": "**{who}跟不上每秒 {qps} 个请求**：即使按每轮对话 {turn} tokens 计，同时 {n} 路、每路 {per}，输出合计 {got}，需要 {need}。",
     "lead.no_used_price": "目录里没有 {gpu} 的二手价，下面按新卡价格计算。",
     "lead.price_of_fitting": "{one} 放不下，{fits} 可以：",
     "lead.within_budget": "**在 {budget} 预算以内**：",

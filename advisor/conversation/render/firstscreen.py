@@ -49,6 +49,7 @@ from advisor.conversation.render.options_table import (
     shortfall,
     user_speed,
 )
+from advisor.conversation.render.rate_lead import misses_but_rate, rate_as_turns, rate_kept
 from advisor.conversation.render.scale_out import offload_sentence, own_card_smaller
 from advisor.conversation.render.turns_lead import asks_pace, turns_held, turns_text
 from advisor.estimator.limits import CONTEXT_STEP
@@ -265,6 +266,9 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
     machine = alone and getattr(load_catalog().find_gpu(o.gpu), "is_machine", False)  # a Mac is no card
     who = t("screen.one_machine" if machine else "screen.one_card", lang) if alone else name
     turns = turns_held(ev, o)
+    rate = rate_as_turns(o, ev, turns, book, lang, who) if turns is not None else None
+    if rate is not None:  # "can one H100 do 100 rps?": the rate kept or not, as the chat turns the cache holds
+        return Lead(*rate)
     if turns is not None and asks_pace(ev):  # a speed asked: their chat turns fit the paged KV cache, whole contexts not
         return Lead(turns_text(o, ev, turns, book, lang, who, int(turns["whole"])), "yes",
                     f"tokens/s per user at {turns['concurrency']} users on {o.count}× {o.gpu_name}")
@@ -738,32 +742,8 @@ def target_ms(book: Book, name: str, seconds: float, source: str) -> str:
     return book.duration(name, d, "ms", source, decimals_for(d.ms))
 
 
-def misses_but_rate(o: Any, ev: Any, lang: str) -> list[str]:
-    """`misses` of a configuration the person named, less the missed total throughput where a request rate was said:
-    `rate_kept` says that one in the person's terms."""
-    missing = misses(o, lang, running=True)
-    if getattr(ev.constraints, "requests_per_s", None):
-        return [m for m in missing if m != miss_words("throughput", lang)]
-    return missing
 
 
-def rate_kept(o: Any, ev: Any, book: Book, lang: str, *, after_but: bool = False) -> str:
-    """"3 requests per second: will it keep up?": whether `o`'s output at the load the rate makes (Little's law) comes
-    out as fast as the requests ask for it (the stated rate × output tokens a request, `Constraints.min_tokens_per_s`,
-    judged on the total the search judged); "" where no rate was said or `o` has no speed."""
-    c = ev.constraints
-    qps, total = getattr(c, "requests_per_s", None), c.min_tokens_per_s
-    tput = o.throughput
-    if not qps or not total or tput is None or not tput.decode_tokens_per_s:
-        return ""
-    got = tput.judged_total
-    out = book.num(f"total output tokens/s on {o.count}× {o.gpu_name}", got, "tokens/s", "estimator: throughput", 0)
-    need = book.num("output the stated request rate needs (requests/s × output tokens)", total, "tokens/s",
-                    "requests/s × output tokens a request", 0)
-    digits = 0 if qps >= 10 or qps == int(qps) else 2 if qps < 1 else 1
-    said = book.num("request rate", qps, "requests/s", SRC_USER, digits, suffix=t("lead.rate.unit", lang))
-    key = "lead.rate.kept" if got >= total else "lead.rate.short_too" if after_but else "lead.rate.short"
-    return t(key, lang, qps=said, got=out, need=need)
 
 
 def _job_rent(o: Any, book: Book, lang: str) -> str:
@@ -781,4 +761,3 @@ def _job_rent(o: Any, book: Book, lang: str) -> str:
         return t("sentence.gap", lang) + t("screen.time.rent_yours", lang, cost=cost, unit=unit)
     return t("sentence.gap", lang) + t("screen.time.rent", lang, cost=cost, unit=unit, provider=cloud.provider,
                                        date=cloud.as_of or "")
-

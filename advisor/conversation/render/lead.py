@@ -36,6 +36,7 @@ from advisor.conversation.render.options_table import (
     user_speed,
 )
 from advisor.conversation.render.purchase_lead import against_target
+from advisor.conversation.render.rate_lead import misses_but_rate
 from advisor.conversation.render.scale_out import (
     copies_for_load,
     copies_lead,
@@ -515,7 +516,7 @@ def _speed_lead(o: Option, ev: Analysis, book: Book, lang: str, *, there: bool =
                          verdict=against_target(o, ev, book, lang)),
                        None, f"decode tokens/s per sequence on {o.count}× {o.gpu_name}")
     need, usable = need_and_usable(o, book)
-    missing = fs.misses_but_rate(o, ev, lang)
+    missing = misses_but_rate(o, ev, lang)
     warn = t("screen.but", lang, missing=t("list.sep", lang).join(missing)) if missing else ""
     ttft = fs.ttft_text(o, book, lang, first=ev.asks_ttft)  # "what's the TTFT …?": the first-token time first, then the speed
     key = "lead.ttft_first" if ev.asks_ttft and ttft else "lead.speed"

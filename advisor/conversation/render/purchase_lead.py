@@ -14,7 +14,7 @@ from advisor.conversation.render.book import (
     decimals_for,
     money_of,
 )
-from advisor.conversation.render.firstscreen import Lead, load_option, rate_kept, time_lead
+from advisor.conversation.render.firstscreen import Lead, load_option, time_lead
 from advisor.conversation.render.options_table import (
     misses,
     need_and_usable,
@@ -25,6 +25,7 @@ from advisor.conversation.render.options_table import (
     opt_speed,
     opt_tco,
 )
+from advisor.conversation.render.rate_lead import rate_kept
 from advisor.recommend.prices import lowest_purchase, purchase_amount
 from advisor.recommend.rank import INTERACTIVE_MS_PER_TOKEN, INTERACTIVE_SOURCE
 from knowledge.messages import t
