@@ -12,6 +12,14 @@ from advisor.conversation.render.options_table import SRC_LOAD, miss_words, miss
 from knowledge.messages import t
 
 
+def _asked(qps: float, need: float, book: Book, lang: str) -> tuple[str, str]:
+    """The rate as said (whole numbers whole, "0.5", "2.5") and the output it asks for, booked."""
+    digits = 0 if qps >= 10 or qps == int(qps) else 2 if qps < 1 else 1
+    said = book.num("request rate", qps, "requests/s", SRC_USER, digits, suffix=t("lead.rate.unit", lang))
+    return said, book.num("output the stated request rate needs (requests/s × output tokens)", need, "tokens/s",
+                          "requests/s × output tokens a request", 0)
+
+
 def misses_but_rate(o: Any, ev: Any, lang: str) -> list[str]:
     """`misses` of a configuration the person named, less the missed total throughput where a request rate was said:
     `rate_kept` says that one in the person's terms."""
@@ -32,10 +40,7 @@ def rate_kept(o: Any, ev: Any, book: Book, lang: str, *, after_but: bool = False
         return ""
     got = tput.judged_total
     out = book.num(f"total output tokens/s on {o.count}× {o.gpu_name}", got, "tokens/s", "estimator: throughput", 0)
-    need = book.num("output the stated request rate needs (requests/s × output tokens)", total, "tokens/s",
-                    "requests/s × output tokens a request", 0)
-    digits = 0 if qps >= 10 or qps == int(qps) else 2 if qps < 1 else 1
-    said = book.num("request rate", qps, "requests/s", SRC_USER, digits, suffix=t("lead.rate.unit", lang))
+    said, need = _asked(qps, total, book, lang)
     key = "lead.rate.kept" if got >= total else "lead.rate.short_too" if after_but else "lead.rate.short"
     return t(key, lang, qps=said, got=out, need=need)
 
@@ -52,10 +57,7 @@ def rate_as_turns(o: Any, ev: Any, turns: dict[str, Any], book: Book, lang: str,
     users = int(turns["concurrency"])
     got_v = float(turns["total_tokens_per_s"])
     got = book.num(f"total output tokens/s at {users} users on {on}", got_v, "tokens/s", SRC_LOAD, 0)
-    need = book.num("output the stated request rate needs (requests/s × output tokens)", need_v, "tokens/s",
-                    "requests/s × output tokens a request", 0)
-    digits = 0 if qps >= 10 or qps == int(qps) else 2 if qps < 1 else 1
-    said = book.num("request rate", qps, "requests/s", SRC_USER, digits, suffix=t("lead.rate.unit", lang))
+    said, need = _asked(qps, need_v, book, lang)
     per = book.num(f"tokens/s per user at {users} users on {on}", float(turns["per_user_tokens_per_s"]), "tokens/s",
                    SRC_LOAD, 0)
     n = book.count(f"requests at once at {users} users on {on}", users, "sequences", SRC_LOAD)
