@@ -32,3 +32,20 @@ def test_limit_matches_the_limit_asked_alone() -> None:
                   "20 tok/s each?").splitlines()[0]
     alone = answer("Qwen3-32B on 2x L20: how many users max at 20 tok/s each?").splitlines()[0]
     assert number(r"at most (\d+) concurrent users", both) == number(r"at most (\d+) concurrent users", alone)
+
+
+@pytest.mark.parametrize(("text", "lang", "yes"), [
+    ("8 张 H20 能跑满血 DeepSeek-R1 吗？并发能到多少？", "zh", "能跑。"),
+    ("单卡 4090 能跑 Qwen2.5-7B 吗，能支持多少并发？", "zh", "能跑。"),
+    ("Can 2x H100 run Llama-3.1-70B FP8, and how many users can it serve?", "en", "Yes, it runs. "),
+])
+def test_runs_then_users(text: str, lang: str, yes: str) -> None:
+    """Asked whether it runs and how many users it serves: the yes first, then the users."""
+    first = answer(text, lang).splitlines()[0]
+    assert first.startswith(yes), first
+    assert number(r"at most (\d+) concurrent users" if lang == "en" else r"最多可同时服务 (\d+) 路", first) >= 1
+
+
+def test_users_alone_has_no_yes() -> None:
+    first = answer("How many users can 2x H100 serve with Llama-3.1-70B FP8?").splitlines()[0]
+    assert not first.startswith("Yes"), first

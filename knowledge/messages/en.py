@@ -357,6 +357,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.ttft_target.prompt": " for a prompt of {prompt}",
     "lead.speed.total_met": ", meeting your target of {rate} in total",
     "lead.speed.total_short": ", short of your target of {rate} in total",
+    "lead.users.runs": "Yes, it runs. ",
     "lead.rate.kept": ", keeping up with {qps}: {got} of output against the {need} they ask for",
     "lead.rate.unit": "requests/s",
     "lead.rate.short": ", but not with {qps}: {got} of output against the {need} they ask for",

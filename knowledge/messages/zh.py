@@ -355,6 +355,7 @@ MESSAGES: Mapping[str, str | Mapping[str, str]] = {
     "lead.ttft_target.prompt": "{prompt} 的输入",
     "lead.speed.total_met": "，达到您的总吞吐目标（合计 {rate}）",
     "lead.speed.total_short": "，未达到您的总吞吐目标（合计 {rate}）",
+    "lead.users.runs": "能跑。",
     "lead.rate.kept": "，跟得上每秒 {qps} 个请求：输出合计 {got}，需要 {need}",
     "lead.rate.unit": "",
     "lead.rate.short": "，但跟不上每秒 {qps} 个请求：输出合计 {got}，需要 {need}",

@@ -38,6 +38,7 @@ from advisor.conversation.reader.intent import (
     Question,
     asks,
     asks_feasible,
+    asks_runs_and_users,
     asks_time_and_cost,
     engines_compared,
     implies_inference,
@@ -510,7 +511,8 @@ def _answer(state: DialogState, working: DialogState, text: str, intent: str, la
                                asks_plan=workload.is_training and asks("global_batch", text),
                                # "能不能全参微调 Qwen3-32B？要多久？": whether it fits, then the time
                                asks_fits=asks("fits", text) or (intent in ("how_long", "how_much")
-                                                                 and asks_feasible(text)),
+                                                                 and asks_feasible(text))
+                               or (intent == "how_many" and asks_runs_and_users(text)),
                                asks_oom=asks("oom", text),
                                asks_context=asks("context", text), asks_batch=asks("batch", text),
                                variants=read_variants(text),

@@ -580,6 +580,15 @@ def asks_time_and_cost(text: str) -> bool:
     return bool(_TIME_AND_COST.search(s)) or (asks("time", s) and asks("cost", s))
 
 
+def asks_runs_and_users(text: str) -> bool:
+    """Whether `text` asks in one clause whether it runs and in another how many users it serves ("8 张 H20 能跑满血
+    R1 吗？并发能到多少？", "Can 2x H100 run it, and how many users can it serve?"); "how many users can one H100
+    handle?" is one question, the users."""
+    clauses = [c for c in re.split(r"[?？,，;；。!！]|\band\b", (text or "").lower()) if c.strip()]
+    return (any(asks_feasible(c) and not asks("users", c) for c in clauses)
+            and any(asks("users", c) for c in clauses))
+
+
 def asks_feasible(text: str) -> bool:
     """Whether `text` asks whether the job can be done at all ("能不能", "can we", "will one L40S do it", "can MI355X
     run …"), beside whatever else it asks (a time, a price)."""

@@ -240,7 +240,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         # "what's the max throughput on 8× H200?": the most sequences it holds and the tokens/s at that load
         led_full = load_lead.users_lead(users[0] if users else top, ev, book, lang)
         if led_full is not None:
-            return led_full
+            return _runs_first(led_full, ev, users, lang)
     # "the cheapest hardware that doesn't feel slow": the cheapest configuration first (its speed is in that sentence)
     if ev.asks_speed and intent not in ("compare", "claim", "how_much") and len(users) <= 1 and not ev.asks_users \
             and not (ev.asks_cheapest and not users) \
@@ -289,7 +289,7 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led = load_lead.budget_users_lead(ev, book, lang) or load_lead.users_lead(users[0] if users else top, ev,
                                                                                    book, lang)
         if led is not None:
-            return led
+            return _runs_first(led, ev, users, lang)
     if intent == "how_many" and len(users) == 1 and users[0].fits:  # "how many H100s?": the count, first
         goal = deadline_goal(users[0], ev, book, lang)  # "… for 60 days?": the time it takes, within the deadline
         return _in_servers(fs.count_lead(users[0], ev, book, lang, goal=goal), users[0], ev, book, lang)
@@ -364,6 +364,14 @@ def _lead_for(ev: Analysis, top: Option | None, state: DialogState, book: Book, 
         led.verdict = "yes" if chosen.fits else "no"
         return led
     return purchase_lead.which_lead(chosen, ev, book, lang)
+
+
+def _runs_first(led: fs.Lead, ev: Analysis, users: list[Option], lang: str) -> fs.Lead:
+    """"能跑满血 R1 吗？并发能到多少？": whether it runs, said before the users it serves, where both were asked of one
+    configuration named that holds the job."""
+    if ev.asks_fits and len(users) == 1 and users[0].fits:
+        led.text = t("lead.users.runs", lang) + led.text
+    return led
 
 
 def _after_yes(text: str) -> str:
