@@ -73,3 +73,10 @@ def test_count_for_a_speed_target_follow_up() -> None:
     assert m and int(m.group(1)) > 4, first[2]
     per = float(re.search(r"约每路 ([\d.]+) tokens/s", first[2]).group(1))  # type: ignore[union-attr]
     assert per >= 20, first[2]
+
+
+def test_bare_number_after_gpus_without_a_card() -> None:
+    """"… with 256 GPUs" (no card: the search's leading card) then "what about 512?": 512 of that card."""
+    first = _firsts(["Pretrain a 13B model on 1T tokens with 256 GPUs", "what about 512?"])
+    card = re.search(r"256× (.+?) fits", first[0]).group(1)  # type: ignore[union-attr]
+    assert f"512× {card}" in first[1], first

@@ -197,7 +197,9 @@ def bare_count(text: str, slots: Slots, state: DialogState) -> None:
     if m is None or not state.answered or slots.gpu_count is not None or slots.candidates or slots.existing:
         return
     n = int(m.group("n"))
-    if prev.task in _TRAINED and len(prev.candidates) == 1 and (prev.candidates[0].count or prev.gpu_count) and n >= 1:
+    counted = (len(prev.candidates) == 1 and (prev.candidates[0].count or prev.gpu_count)) or (
+        not prev.candidates and prev.existing is None and prev.gpu_count)  # "… with 256 GPUs": no card named
+    if prev.task in _TRAINED and counted and n >= 1:
         slots.gpu_count = n
     elif prev.task in (None, "inference") and prev.concurrency and n > 16:
         slots.concurrency = n
