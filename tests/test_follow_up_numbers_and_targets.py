@@ -80,3 +80,9 @@ def test_bare_number_after_gpus_without_a_card() -> None:
     first = _firsts(["Pretrain a 13B model on 1T tokens with 256 GPUs", "what about 512?"])
     card = re.search(r"256× (.+?) fits", first[0]).group(1)  # type: ignore[union-attr]
     assert f"512× {card}" in first[1], first
+
+
+def test_bare_number_after_generic_fine_tuning_zh() -> None:
+    """"用 4 张 A100 微调 …" (the method not said: LoRA by default) then "那 8 呢？": eight of them."""
+    first = _firsts(["用 4 张 A100 微调 Qwen2.5-14B", "那 8 呢？"], "zh")
+    assert "8× NVIDIA A100" in first[1], first

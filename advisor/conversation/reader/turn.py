@@ -183,7 +183,6 @@ def asks_which_model(text: str) -> bool:
 # a follow-up that is a number and nothing else ("what about 512?", "and 1024?", "512 呢？", "换成 2048 试试")
 _BARE_NUMBER = re.compile(r"^\s*(?:(?:so\s+)?(?:what|how)\s+about|and|or|with|try|then|what\s+if\s+(?:we\s+(?:use|had)\s+)?|"
                           r"那|那么|换成|改成|如果是?|要是)?\s*(?P<n>\d{1,6})\s*(?:呢|的话呢?|试试|instead|then)?\s*[?？.!。]*\s*$")
-_TRAINED = ("pretrain", "full", "lora", "qlora", "freeze")
 
 
 def bare_count(text: str, slots: Slots, state: DialogState) -> None:
@@ -199,7 +198,7 @@ def bare_count(text: str, slots: Slots, state: DialogState) -> None:
     n = int(m.group("n"))
     counted = (len(prev.candidates) == 1 and (prev.candidates[0].count or prev.gpu_count)) or (
         not prev.candidates and prev.existing is None and prev.gpu_count)  # "… with 256 GPUs": no card named
-    if prev.task in _TRAINED and counted and n >= 1:
+    if prev.training and counted and n >= 1:  # (a method named, or "微调"/"train" with the default one)
         slots.gpu_count = n
     elif prev.task in (None, "inference") and prev.concurrency and n > 16:
         slots.concurrency = n
