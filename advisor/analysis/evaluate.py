@@ -31,6 +31,7 @@ from advisor.analysis.load_answers import (
     served_variants,
     speculation,
     ttft_ladder,
+    turns_at,
     turns_load,
     turns_users,
 )
@@ -462,11 +463,9 @@ def _users_held(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, st
     if (request.asks_speed or request.asks_ttft) and chat_turns_apply(request, one):
         # "40 users on 2× L20: TTFT and speed? how many at 20 tokens/s?": the speed asked is at the 40 users, as chat
         # turns on the paged KV cache (whole contexts do not fit), the users lead the most within the target there
-        turns = load_at(request, model, catalog.gpu(one.gpu), one, request.workload.concurrency, steps, turns_held=True)
-        if turns and (turns.get("held") or 0) >= request.workload.concurrency and not turns.get("preemptions"):
-            ev.load = turns  # the users lead reads its limit; the load line is the named cards' chat turns
-            ev.turns_load = {**turns, "gpu": one.gpu, "count": one.count, "whole": held_sequences(ev, one),
-                             "format": None}
+        turns = turns_at(request, model, catalog.gpu(one.gpu), one, one, held_sequences(ev, one), None, steps)
+        if turns is not None:
+            ev.load = ev.turns_load = turns  # the users lead reads its limit; the load line, the named cards' turns
             return
     held = held_sequences(ev, one)
     if held < 1:

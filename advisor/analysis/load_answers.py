@@ -343,9 +343,19 @@ def turns_load(request: AnalysisRequest, model: ModelSpec, catalog: Catalog, ste
         fmt = served.sized_workload.weights if served.sized_workload else None
     if whole < 1:
         return
-    load = load_at(request, model, gpu, served, w.concurrency, steps, turns_held=True)
-    if load and (load.get("held") or 0) >= w.concurrency and not load.get("preemptions"):
-        ev.turns_load = {**load, "gpu": one.gpu, "count": one.count, "whole": whole, "format": fmt}
+    ev.turns_load = turns_at(request, model, gpu, served, one, whole, fmt, steps)
+
+
+def turns_at(request: AnalysisRequest, model: ModelSpec, gpu: GpuSpec, served: Option, one: Option, whole: int,
+             fmt: str | None, steps: list[Step]) -> dict[str, Any] | None:
+    """The users asked simulated on `served` a chat turn each (`load_at(turns_held=True)`), as `Analysis.turns_load`
+    of the configuration named (`one`: its cards, the `whole` contexts it holds, the weight `fmt` changed to), when
+    the paged KV cache holds all their turns at once with no preemption; else None."""
+    users = request.workload.concurrency
+    load = load_at(request, model, gpu, served, users, steps, turns_held=True)
+    if not load or (load.get("held") or 0) < users or load.get("preemptions"):
+        return None
+    return {**load, "gpu": one.gpu, "count": one.count, "whole": whole, "format": fmt}
 
 
 # weight formats tried, lightest change first, when the weights as asked leave no room for one whole context

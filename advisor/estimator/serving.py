@@ -35,7 +35,7 @@ from .collectives import hand_overs
 from .engine_memory import engine_kv_budget, visible_bytes
 from .engines import default_engines
 from .formats import check_format, native_compute, weight_bytes
-from .kv_cache import kv_cache_bytes, sliding_layers
+from .kv_cache import kv_cache_bytes
 from .memory import default_inference_format
 from .serving_ladder import Envelope
 from .serving_sim import MEASURED, RequestMix, Scheduler, ServingResult, Speculation, saturation, simulate
@@ -175,10 +175,10 @@ def scheduler_for(engine: str, model: ModelSpec, gpu: GpuSpec, *, tp: int, weigh
     layer_s += act_quant_per_layer(engine, model, native_compute(weights, gpu) == "fp8")
     if attention_dp:
         seqs, budget = seqs * tp, budget * tp
-    kv_tok = max(1, kv_cache_bytes(model, context, 1, kv, tp, attention_dp=attention_dp) // context)  # at the context
-    if not sv.window_kv_freed and sliding_layers(model):  # every layer's pool at the whole sequence (TensorRT-LLM)
-        kv_tok = max(1, kv_cache_bytes(replace(model, sliding_window=None), context, 1, kv, tp,
-                                       attention_dp=attention_dp) // context)
+    # KV bytes per token at the context; an engine that does not free window blocks (TensorRT-LLM) holds every
+    # layer's pool at the whole sequence, as if the model had no sliding window
+    held = model if sv.window_kv_freed else replace(model, sliding_window=None)
+    kv_tok = max(1, kv_cache_bytes(held, context, 1, kv, tp, attention_dp=attention_dp) // context)
     b = engine_kv_budget(engine, model, gpu, tp=tp, weights=weights, kv=kv, max_model_len=context,
                          attention_dp=attention_dp)
     if b is not None:

@@ -37,6 +37,9 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
                      served_formats: bool = False) -> AnalysisRequest:
     """What the analysis of this turn reads from the slots, beside the workload and constraints built from them."""
     s = state.slots
+    # GPUs said with no card ("on 2048 GPUs", "from 256 to 512 GPUs"); "a 24GB card": the card is that memory, not
+    # the search's stand-in
+    bare = bool(s.gpu_count) and not s.existing and not s.candidates and s.capacity is None and s.device is None
     return AnalysisRequest(
         workload=workload, constraints=constraints, named=named_configs(s),
         claim=QuotedClaim(text=s.claim.text, value=s.claim.value, unit=s.claim.unit, bytes_if_gib=s.claim.bytes_if_gib)
@@ -48,10 +51,7 @@ def analysis_request(state: DialogState, workload: Workload, constraints: Constr
         concurrency_given=s.concurrency is not None or s.qps is not None or s.headcount is not None
         or (s.batch is not None and workload.task == "inference") or volume_rate(s) is not None,
         offload_asked=bool(s.offload), wants_nvlink=bool(s.wants_nvlink), intent=intent, asks_users=asks_users,
-        count_said=s.gpu_count if s.gpu_count and not s.existing and not s.candidates and s.capacity is None
-        and s.device is None else None,  # "a 24GB card": the card is that memory, not the search's stand-in
-        count_said_to=s.gpu_count_to if s.gpu_count and not s.existing and not s.candidates and s.capacity is None
-        and s.device is None else None,
+        count_said=s.gpu_count if bare else None, count_said_to=s.gpu_count_to if bare else None,
         capacity_count=s.gpu_count if s.capacity is not None and s.gpu_count and 1 < s.gpu_count <= 1024
         and not s.existing and not s.candidates and s.device is None else None,  # "two 24GB cards"
         asks_context=asks_context, asks_batch=asks_batch, variants=variants, asks_servers=asks_servers, asks_link=asks_link,

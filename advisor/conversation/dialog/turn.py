@@ -334,9 +334,9 @@ _HOW_MUCH_MEMORY = re.compile(r"(?:要|需要|得|占)?多少(?:显存|内存|gb
 # ("how long to prefill a 100k prompt?", "预填充要多久": the prompt's processing is what the first token waits for)
 _TTFT_ASKED = re.compile(r"ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token|首字|首\s*token|首个\s*token|"
                          r"(?<![a-z])pre-?fill(?:ing|s|ed)?(?![a-z])|预填充|预填")
-# the utilisation named ("what MFU?", "算力利用率能到多少"), not a per-GPU rate in other words: the answer opens with it
 # "vLLM or TensorRT-LLM, which has more throughput?" with no load said: the engines at their full load
 _THROUGHPUT_WORD = re.compile(r"throughput|吞吐|tokens?/s in total|total tokens?/s|aggregate|合计")
+# the utilisation named ("what MFU?", "算力利用率能到多少"), not a per-GPU rate in other words: the answer opens with it
 _MFU_WORD = re.compile(r"(?<![a-z])(?:mfu|hfu)(?![a-z])|flops utili[sz]ation|算力利用率")
 # the figures a follow-up with nothing new may ask of the job answered ("TTFT 呢？", "and the p99?", "吞吐呢"): the
 # questions of reader.intent, and words for a speed or with speculation

@@ -24,10 +24,9 @@ _THEN_COUNT = re.compile(r"^[^?？。!！]{0,24}?(?:和|跟|与|还是|或者?|�
 # the card named first, then both counts: "H100 从 512 张加到 1024 张", "our H100 cluster from 512 to 1024 GPUs",
 # "H100s: going from 64 to 128 GPUs". A card unit follows one count or both; a change word or "to" joins them.
 _UNIT = r"(?:张|块|台|卡|片|gpus?(?![a-z])|cards?(?![a-z])|nodes?(?![a-z])|of them(?![a-z]))"
+_TO = r"(?:(?:增加|扩容|扩展|扩|加|升级|提升|提高|翻倍|变|换|上|涨)(?:到|至|成)|到|至|(?:up )?to|->|→)"  # "from A … B"
 _FROM_TO = re.compile(rf"^[^?？。!！,，;；]{{0,30}}?(?:从|由|(?<![a-z])from)\s*(?P<a>\d{{1,5}})\s*(?P<unit_a>{_UNIT})?\s*"
-                      r"(?:(?:增加|扩容|扩展|扩|加|升级|提升|提高|翻倍|变|换|上|涨)(?:到|至|成)|到|至|"
-                      r"(?:up )?to|->|→)\s*"
-                      rf"(?P<b>\d{{1,5}})\s*(?P<unit>{_UNIT})?")
+                      rf"{_TO}\s*(?P<b>\d{{1,5}})\s*(?P<unit>{_UNIT})?")
 
 
 def read_count_pairs(t: Text, slots: Slots) -> None:
@@ -56,7 +55,7 @@ def _counts_from_to(t: Text, slots: Slots) -> None:
     if m is None or not any(units) or any(u.startswith("node") for u in units):
         return  # "from 2023 to 2025" (no card unit) is no count; nodes are servers
     a, b = int(m.group("a")), int(m.group("b"))
-    if not (1 <= a <= _MAX_COUNT and 1 <= b <= _MAX_COUNT) or a == b:
+    if not _two_counts(a, b):
         return
     c.count = a
     slots.candidates.append(GpuMention(gpu=c.gpu, count=b, text=t.quote(after + m.start("b"), after + m.end())))
@@ -98,6 +97,11 @@ def _count_before_count(t: Text, slots: Slots) -> None:
             slots.candidates.insert(slots.candidates.index(c), GpuMention(gpu=c.gpu, count=n, text=m.group(0).strip()))
 
 
+def _two_counts(a: int, b: int) -> bool:
+    """Two different counts, each a count of GPUs (1 to _MAX_COUNT)."""
+    return a != b and 1 <= a <= _MAX_COUNT and 1 <= b <= _MAX_COUNT
+
+
 def _covers(text: str, part: str, at: int) -> bool:
     """Whether an occurrence of `part` in `text` spans position `at`."""
     i = text.find(part)
@@ -113,8 +117,7 @@ def _covers(text: str, part: str, at: int) -> bool:
 _GPU_WORD = r"(?:张卡|块卡|卡|gpus?(?![a-z])|cards?(?![a-z]))"
 _GENERIC_FROM_TO = re.compile(
     rf"(?P<pre>(?<![a-z]){_GPU_WORD}[^?？。!！,，;；\d]{{0,12}}?)?(?:从|由|(?<![a-z])from)\s*(?P<a>\d{{1,5}})\s*"
-    rf"(?P<unit_a>{_GPU_WORD})?\s*(?:(?:增加|扩容|扩展|扩|加|升级|提升|提高|翻倍|变|换|上|涨)(?:到|至|成)|到|至|(?:up )?to|->|→)\s*"
-    rf"(?P<b>\d{{1,5}})\s*(?P<unit>{_GPU_WORD})?")
+    rf"(?P<unit_a>{_GPU_WORD})?\s*{_TO}\s*(?P<b>\d{{1,5}})\s*(?P<unit>{_GPU_WORD})?")
 
 
 def read_generic_count_pair(t: Text, slots: Slots) -> None:
@@ -127,7 +130,7 @@ def read_generic_count_pair(t: Text, slots: Slots) -> None:
     if m is None or not (m.group("pre") or m.group("unit_a") or m.group("unit")):
         return
     a, b = int(m.group("a")), int(m.group("b"))
-    if not (1 <= a <= _MAX_COUNT and 1 <= b <= _MAX_COUNT) or a == b:
+    if not _two_counts(a, b):
         return
     slots.gpu_count, slots.gpu_count_to = a, b
     t.consume(m.start("a"), m.end())

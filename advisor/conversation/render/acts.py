@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.analysis.result import Analysis
+from advisor.analysis.result import Analysis, EngineRun
 from advisor.analysis.why_count import smallest_single_card
 from advisor.conversation.reader.intent import RL_METHODS
 from advisor.conversation.render import firstscreen as fs
@@ -65,13 +65,16 @@ def engines_lead(ev: Analysis, book: Book, lang: str) -> fs.Lead | None:
         else:
             parts.append(t("acts.engine.run", lang, engine=name, speed=speed, fmt=fmt, mem=mem))
     full = any(r.full_load for r in runs)  # at full load the engines are judged on their total, not one user's speed
-    fitting = sorted((r for r in runs if r.weights), key=lambda r: -(r.tokens_per_s_total if full else r.tokens_per_s))
+
+    def judged(r: EngineRun) -> float:
+        return r.tokens_per_s_total if full else r.tokens_per_s
+
+    fitting = sorted((r for r in runs if r.weights), key=lambda r: -judged(r))
     if not fitting:
         verdict = t("acts.engine.verdict.none", lang)
     elif len(fitting) == 1:
         verdict = t("acts.engine.verdict.only", lang, engine=ENGINE_NAMES.get(fitting[0].engine, fitting[0].engine))
-    elif (fitting[0].tokens_per_s_total <= fitting[1].tokens_per_s_total * (1 + SAME_SPEED) if full
-          else fitting[0].tokens_per_s <= fitting[1].tokens_per_s * (1 + SAME_SPEED)):
+    elif judged(fitting[0]) <= judged(fitting[1]) * (1 + SAME_SPEED):
         verdict = t("acts.engine.verdict.same_total" if full else "acts.engine.verdict.same", lang)
     else:
         verdict = t("acts.engine.verdict.more_total" if full else "acts.engine.verdict.faster", lang,

@@ -287,8 +287,7 @@ def option_lead(o: Any, ev: Any, book: Book, lang: str, one_card: bool) -> Lead:
         msg = book.text(ch.message_zh if zh and ch.message_zh else ch.message, f"change ({ch.kind}) for {name}",
                         SRC_RECOMMEND)
         head += t("screen.option.change", lang, msg=msg)
-        head = (head.rstrip("。.") + t("sentence.end", lang) + changed_speed
-                + _twin_sentence(ev, book, lang))
+        head = head.rstrip("。.") + t("sentence.end", lang) + changed_speed + _twin_sentence(ev, book, lang)
     else:
         alt = _best_other(ev, o)
         own = "existing" in o.labels and o.count == 1
@@ -740,10 +739,6 @@ def target_ms(book: Book, name: str, seconds: float, source: str) -> str:
     """A latency target (held in seconds in the analysis' load figures) in ms, with as many decimals as it has."""
     d = Seconds(seconds)
     return book.duration(name, d, "ms", source, decimals_for(d.ms))
-
-
-
-
 
 
 def _job_rent(o: Any, book: Book, lang: str) -> str:

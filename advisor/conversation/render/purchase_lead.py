@@ -164,4 +164,3 @@ def against_target(o: Any, ev: Any, book: Book, lang: str) -> str:
                     decimals_for(round(1000.0 / ms, 1)))
     why = t("screen.load.your_target" if stated else "screen.load.default_target", lang)
     return t("lead.speed.slow" if slower_than_target(o, ev) else "lead.speed.fast", lang, rate=rate, why=why)
-
